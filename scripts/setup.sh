@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs everything conclab and its tests need on a fresh Debian machine and
+# builds the binary into ./bin/conclab. Idempotent: a second run is quick.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  # Jupyter, from Debian (runs under /usr/bin/python3)
+  jupyter-notebook jupyter-client jupyter-nbconvert python3-nbclient python3-nbformat
+  python3-ipykernel python3-jupyter-kernel-test
+  # browser tests
+  chromium
+  # databases for the database workload
+  mariadb-server postgresql
+  # the sources' Python stack, run beside the model
+  python3-fastapi python3-uvicorn python3-starlette python3-anyio python3-pil python3-aiohttp
+  python3-httpx python3-requests python3-multipart python3-flask gunicorn python3-pymysql
+  python3-aiomysql
+  # peers for the load-generator comparison
+  wrk hyperfine
+  # front-end assets (ECharts from npm)
+  nodejs npm
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if ! command -v apt-get >/dev/null; then
+    echo "setup: missing Debian packages: ${missing[*]}" >&2; exit 1
+  fi
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm assets (ECharts), when the project declares them.
+if [ -f package.json ]; then
+  if [ ! -d node_modules ] || [ package.json -nt node_modules ] || { [ -f package-lock.json ] && [ package-lock.json -nt node_modules ]; }; then
+    if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
+    touch node_modules
+  fi
+fi
+for hook in scripts/setup.d/*.sh; do
+  [ -e "$hook" ] || continue
+  bash "$hook"
+done
+
+go mod download
+mkdir -p bin
+go build -o bin/conclab ./cmd/conclab
+echo "setup: built $(pwd)/bin/conclab"

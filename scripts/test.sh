@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The README's test command: installs what is missing, starts the databases,
+# then runs the Go tests and every integration suite in scripts/test.d.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/services.sh start
+# shellcheck disable=SC1091
+source .services.env
+export PATH="$(pwd)/bin:$PATH"
+
+echo "== gofmt / go vet"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*'))
+if [ -n "$unformatted" ]; then echo "gofmt needed: $unformatted" >&2; exit 1; fi
+go vet ./...
+
+echo "== go test"
+go test -count=1 -timeout 15m ./...
+
+for suite in scripts/test.d/*.sh; do
+  [ -e "$suite" ] || continue
+  echo "== $suite"
+  bash "$suite"
+done
+echo "== all tests passed"
