@@ -1,0 +1,424 @@
+package cpython
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Default timings of a Server.
+const (
+	DefaultStartTimeout = 60 * time.Second
+	DefaultStopGrace    = 3 * time.Second
+)
+
+// Options tune how Python processes are run. The zero value uses the
+// defaults.
+type Options struct {
+	// Python is the interpreter; "" resolves as ResolvePython does.
+	Python string
+	// Dir is where the server's temporary directory is made; "" means the
+	// system's temporary directory.
+	Dir string
+	// StartTimeout bounds Start (0 means DefaultStartTimeout).
+	StartTimeout time.Duration
+	// StopGrace is how long Close waits after SIGTERM before SIGKILL
+	// (0 means DefaultStopGrace).
+	StopGrace time.Duration
+	// AccessLog turns uvicorn's / gunicorn's access log on (off by default:
+	// it is a write per request that the sources' measurements of handler
+	// styles do not need).
+	AccessLog bool
+	// Output, if not nil, also receives the server's stdout and stderr
+	// (they always go to the log file in the server's directory).
+	Output io.Writer
+}
+
+func (o Options) startTimeout() time.Duration {
+	if o.StartTimeout > 0 {
+		return o.StartTimeout
+	}
+	return DefaultStartTimeout
+}
+
+func (o Options) stopGrace() time.Duration {
+	if o.StopGrace > 0 {
+		return o.StopGrace
+	}
+	return DefaultStopGrace
+}
+
+// Server is a real-CPython strategy: one App served by uvicorn or gunicorn
+// in its own process group on a loopback port. Create it with NewServer,
+// then Start; the caller must call Close. Methods are safe for concurrent
+// use.
+type Server struct {
+	app  App
+	opts Options
+
+	mu      sync.Mutex
+	started bool
+	closed  bool
+	dir     string
+	cmd     *exec.Cmd
+	pgid    int
+	url     string
+	env     *Env
+	table   string
+	images  map[string]string
+	done    chan struct{}
+	waitErr error
+	stop    func() bool
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// NewServer returns a server for app that is not yet started.
+func NewServer(app App, opts Options) *Server { return &Server{app: app, opts: opts} }
+
+// Name is the app's name (the strategy label).
+func (s *Server) Name() string { return s.app.Name }
+
+// App returns the app the server runs.
+func (s *Server) App() App { return s.app }
+
+// URL is the base URL, e.g. "http://127.0.0.1:41234"; "" before Start.
+func (s *Server) URL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.url
+}
+
+// Env is the Python environment the server runs on; nil before Start.
+func (s *Server) Env() *Env {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.env
+}
+
+// PGID is the server's process group (its leader's pid); 0 before Start.
+func (s *Server) PGID() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pgid
+}
+
+// Dir is the server's temporary directory (apps, log, database, images).
+func (s *Server) Dir() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dir
+}
+
+// Table is the database table the app writes ("" without a DB).
+func (s *Server) Table() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.table
+}
+
+// ImagePath returns the generated test image: "large" (the 8K JPEG,
+// test_image_2.jpg) or "small" (the PNG, test_image_1.png); "" when the app
+// has no images.
+func (s *Server) ImagePath(which string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.images[which]
+}
+
+// Log returns the last n bytes of the server's log (stdout and stderr).
+func (s *Server) Log(n int) string {
+	dir := s.Dir()
+	if dir == "" {
+		return ""
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "server.log"))
+	return tail(string(b), n)
+}
+
+// ImageSize is the size of the generated large image. The zero value is the
+// source's 8K (7680 x 4320).
+type ImageSize struct{ Width, Height int }
+
+// Start writes the app to a temporary directory, starts its server and
+// waits until it answers GET /ready. Cancelling ctx later closes the server
+// as Close does. Start fails with a *MissingError (errors.Is
+// ErrUnavailable) when Python or a required module is missing, and with the
+// tail of the server's log when it exits or does not answer in time.
+func (s *Server) Start(ctx context.Context) error {
+	if err := s.app.Validate(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.started || s.closed {
+		s.mu.Unlock()
+		return errors.New("cpython: server already started or closed")
+	}
+	s.started = true
+	s.mu.Unlock()
+	if err := s.start(ctx); err != nil {
+		s.Close()
+		return fmt.Errorf("cpython: start %s (%s): %w", s.app.Name, s.app.Module, err)
+	}
+	stop := context.AfterFunc(ctx, func() { s.Close() })
+	s.mu.Lock()
+	s.stop = stop
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *Server) start(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.startTimeout())
+	defer cancel()
+	env, err := Detect(ctx, s.opts.Python)
+	if err != nil {
+		return err
+	}
+	if err := env.Require(s.app.Requires...); err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp(s.opts.Dir, "conclab-cpython-")
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.env, s.dir = env, dir
+	s.mu.Unlock()
+	if err := WriteFiles(dir); err != nil {
+		return err
+	}
+	vars := map[string]string{
+		"PYTHONUNBUFFERED":        "1",
+		"PYTHONDONTWRITEBYTECODE": "1",
+		"CONCLAB_UPLOAD_DIR":      filepath.Join(dir, "uploads"),
+	}
+	for k, v := range s.app.Env {
+		vars[k] = v
+	}
+	if s.app.DB != nil {
+		table := s.app.DB.Table
+		if table == "" {
+			table = uniqueTable("conclab")
+		}
+		s.mu.Lock()
+		s.table = table
+		s.mu.Unlock()
+		dbv, err := s.app.DB.env(dir, table)
+		if err != nil {
+			return err
+		}
+		for k, v := range dbv {
+			vars[k] = v
+		}
+	}
+	if s.app.Images {
+		imgs, err := generateImages(ctx, env.Python, dir, s.app.ImageSize)
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.images = imgs
+		s.mu.Unlock()
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	lf, err := ln.(*net.TCPListener).File()
+	ln.Close() // the duplicate in lf keeps the socket listening
+	if err != nil {
+		return err
+	}
+	defer lf.Close()
+	addr := ln.Addr().(*net.TCPAddr)
+
+	logf, err := os.Create(filepath.Join(dir, "server.log"))
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+
+	cmd := exec.Command(env.Python, s.args()...)
+	cmd.Dir = dir
+	cmd.Env = os.Environ()
+	for k, v := range vars {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.ExtraFiles = []*os.File{lf} // fd 3
+	var out io.Writer = logf
+	if s.opts.Output != nil {
+		out = io.MultiWriter(logf, s.opts.Output)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	setGroup(cmd, false)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("exec %s: %w", env.Python, err)
+	}
+	done := make(chan struct{})
+	s.mu.Lock()
+	s.cmd, s.pgid, s.done = cmd, cmd.Process.Pid, done
+	s.url = "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(addr.Port))
+	s.mu.Unlock()
+	go func() {
+		err := cmd.Wait()
+		s.mu.Lock()
+		s.waitErr = err
+		s.mu.Unlock()
+		close(done)
+	}()
+	return s.waitReady(ctx, done)
+}
+
+func (s *Server) args() []string {
+	a := s.app
+	workers, threads := a.Workers, a.Threads
+	if workers == 0 {
+		workers = 1
+	}
+	if threads == 0 {
+		threads = 1
+	}
+	switch a.Server {
+	case Uvicorn:
+		args := []string{"-m", "uvicorn", a.Module, "--fd", "3", "--app-dir", ".", "--log-level", "warning"}
+		if !s.opts.AccessLog {
+			args = append(args, "--no-access-log")
+		}
+		return args
+	default:
+		args := []string{"-m", "gunicorn", "--bind", "fd://3", "--chdir", ".",
+			"--workers", strconv.Itoa(workers), "--threads", strconv.Itoa(threads),
+			"--graceful-timeout", "2", "--timeout", "600", "--log-level", "warning"}
+		if a.Server == GunicornUvicorn {
+			args = append(args, "--worker-class", "uvicorn.workers.UvicornWorker")
+		}
+		if s.opts.AccessLog {
+			args = append(args, "--access-logfile", "-")
+		}
+		return append(args, a.Module)
+	}
+}
+
+// waitReady polls GET /ready until it answers 200, the process exits, or
+// ctx ends.
+func (s *Server) waitReady(ctx context.Context, done chan struct{}) error {
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	url := s.URL() + "/ready"
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := client.Do(req)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-done:
+			s.mu.Lock()
+			werr := s.waitErr
+			s.mu.Unlock()
+			return fmt.Errorf("server exited (%v) before answering; log: %s", werr, s.Log(1500))
+		case <-ctx.Done():
+			return fmt.Errorf("server did not answer %s: %w; log: %s", url, ctx.Err(), s.Log(1500))
+		case <-tick.C:
+		}
+	}
+}
+
+// Close ends the server's whole process group — SIGTERM, then SIGKILL after
+// the grace period — waits for it, drops the table it created and removes
+// its directory. It is safe to call more than once and returns the first
+// call's result.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.close() })
+	return s.closeErr
+}
+
+func (s *Server) close() error {
+	s.mu.Lock()
+	s.closed = true
+	stop, cmd, pgid, done, dir, table := s.stop, s.cmd, s.pgid, s.done, s.dir, s.table
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	var errs []error
+	if cmd != nil {
+		errs = append(errs, stopGroup(pgid, done, s.opts.stopGrace()))
+	}
+	if table != "" && s.app.DB != nil && s.app.DB.Table == "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		errs = append(errs, s.app.DB.drop(ctx, table))
+		cancel()
+	}
+	if dir != "" {
+		if err := os.RemoveAll(dir); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// stopGroup sends SIGTERM to the group, SIGKILL after grace, waits for the
+// leader (done), then kills and waits out any member left.
+func stopGroup(pgid int, done chan struct{}, grace time.Duration) error {
+	_ = killGroup(pgid, syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(grace):
+		_ = killGroup(pgid, syscall.SIGKILL)
+		<-done
+	}
+	// The leader is gone; anything left in its group (a worker that
+	// outlived its master) is killed now.
+	_ = killGroup(pgid, syscall.SIGKILL)
+	deadline := time.Now().Add(5 * time.Second)
+	for len(GroupMembers(pgid)) > 0 {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("cpython: processes %v of group %d survived SIGKILL", GroupMembers(pgid), pgid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil
+}
+
+// generateImages runs gen_images.py into dir/images and returns the paths.
+func generateImages(ctx context.Context, python, dir string, size ImageSize) (map[string]string, error) {
+	w, h := size.Width, size.Height
+	if w == 0 && h == 0 {
+		w, h = 7680, 4320
+	}
+	if w <= 0 || h <= 0 || w > 20000 || h > 20000 {
+		return nil, fmt.Errorf("image size %dx%d out of range (1..20000)", w, h)
+	}
+	out, err := runPython(ctx, python, dir, nil, "gen_images.py", filepath.Join(dir, "images"),
+		"--width", strconv.Itoa(w), "--height", strconv.Itoa(h))
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Large string `json:"large"`
+		Small string `json:"small"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		return nil, fmt.Errorf("gen_images.py: bad output %q: %w", tail(string(out), 200), err)
+	}
+	return map[string]string{"large": r.Large, "small": r.Small}, nil
+}

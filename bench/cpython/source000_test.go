@@ -1,0 +1,39 @@
+package cpython
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// Source 000's print recap: a write(2) per printed line on the event loop
+// costs more than one buffered write, which costs about as much as none.
+func TestSource000Print(t *testing.T) {
+	needPython(t, "fastapi", "uvicorn")
+	if testing.Short() {
+		t.Skip("real-process timing test")
+	}
+	srv := startServer(t, App000Print(5000))
+	ctx := context.Background()
+	retryOnce(t, "print ordering", func() (bool, string) {
+		avg := map[string]float64{}
+		for _, p := range []string{DoPrint, DoPrintAsync, DontPrint} {
+			f, err := ClosedVUs(ctx, p, Get(srv.URL()+p), 10, 1500*time.Millisecond, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Float("errors", 0) != 0 {
+				return false, fmt.Sprintf("%s: errors: %s", p, f.Text("first_error", 0))
+			}
+			avg[p] = f.Float("avg_ms", 0)
+			t.Logf("%-13s avg %.2f ms, %.0f req/s", p, avg[p], f.Float("rps", 0))
+		}
+		// doPrintAsync and dontPrint can be close (one write per batch is
+		// cheap); the per-line write(2) must cost clearly more than both.
+		if !(avg[DoPrint] > avg[DoPrintAsync] && avg[DoPrint] > avg[DontPrint] && avg[DontPrint] <= 1.05*avg[DoPrintAsync]) {
+			return false, fmt.Sprintf("avg latencies %v; want doPrint > doPrintAsync >= dontPrint", avg)
+		}
+		return true, ""
+	})
+}

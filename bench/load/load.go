@@ -1,0 +1,835 @@
+// Package load is the lab's HTTP load generator: load models (Burst,
+// Sequential, Closed VUs, Open arrival rate, with ramping stages) driving
+// an in-process HTTP/1.1 client, with results recorded by bench/metrics
+// into HDR histograms and returned as frames.
+//
+// The entry point is Run:
+//
+//	res, err := load.Run(ctx, load.Target{URL: srv.URL}, load.Closed{VUs: 20, Duration: 10 * time.Second, Think: time.Second}, load.Options{})
+//	res.Summary()      // one-row frame: count, errors, rps, min_ms ... p99_ms ...
+//	res.Series()       // one row per interval
+//	res.Distribution() // latency by percentile
+//
+// Every run is bounded three ways: by ctx, by Options.MaxDuration and by
+// Options.MaxRequests. Stopping is graceful, as in k6: at the model's end
+// (or a bound) no new request starts; requests in flight get
+// Options.GracefulStop to finish, then they are cut off and counted as
+// interrupted.
+//
+// Each worker (VU, burst slot, open-model sender) owns one keep-alive
+// connection, so the connection pool is sized to the concurrency; set
+// Options.NewConnPerRequest for a new connection per request. Targets must
+// be loopback unless Options.AllowRemote is set.
+//
+// The open model measures latency from each request's intended start
+// (coordinated omission corrected) and keeps the latency from the actual
+// send beside it (Result.Uncorrected). The generator checks itself: its
+// process CPU, late sends and dropped arrivals become Result.Warnings.
+package load
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/conclab/conclab/bench/metrics"
+)
+
+// Defaults for Options.
+const (
+	DefaultMaxDuration   = 10 * time.Minute
+	DefaultMaxRequests   = 100_000_000
+	DefaultGracefulStop  = 10 * time.Second
+	DefaultTimeout       = 60 * time.Second
+	DefaultMaxInFlight   = 1000
+	DefaultLateThreshold = 5 * time.Millisecond
+	DefaultProgressEvery = 200 * time.Millisecond
+	// DefaultCPUWarn is the share of the machine's CPUs (GOMAXPROCS) the
+	// process may use before the result warns it may be generator-bound.
+	DefaultCPUWarn = 0.9
+)
+
+// Options tune a run. The zero value uses the Default constants.
+type Options struct {
+	// MaxDuration bounds the run whatever the model says (then the grace
+	// period applies). 0 means DefaultMaxDuration.
+	MaxDuration time.Duration
+	// MaxRequests bounds the number of requests started. 0 means
+	// DefaultMaxRequests.
+	MaxRequests int64
+	// GracefulStop is how long requests in flight may finish after the
+	// stop; 0 means DefaultGracefulStop, negative means cut off at once.
+	GracefulStop time.Duration
+	// Timeout bounds each request (connect to last body byte); 0 means
+	// DefaultTimeout.
+	Timeout time.Duration
+	// Interval is the series interval. 0 picks one: 1 s for runs of 20 s
+	// or more, a twentieth of the run (at least 50 ms) for shorter timed
+	// runs, 100 ms for Burst and Sequential and iteration-bound runs.
+	Interval time.Duration
+	// NewConnPerRequest dials a new connection for every request
+	// (Connection: close) instead of keeping one alive per worker.
+	NewConnPerRequest bool
+	// PhaseTimings records connect, wait (send to first byte) and read
+	// (first to last byte) histograms.
+	PhaseTimings bool
+	// AllowRemote permits a target that is not loopback.
+	AllowRemote bool
+	// LateThreshold is how late an open-model send may start before it
+	// counts as late. 0 means DefaultLateThreshold.
+	LateThreshold time.Duration
+	// Strategy, Workload and Load label the result's frames; Load defaults
+	// to the model's description. Labels adds any others.
+	Strategy, Workload, Load string
+	Labels                   map[string]string
+	// Progress, when set, is called every DefaultProgressEvery from
+	// another goroutine while the run goes on.
+	Progress func(Progress)
+}
+
+// Progress is a snapshot of a running run.
+type Progress struct {
+	Elapsed time.Duration
+	// Duration is the planned length, 0 when the run is bounded by counts.
+	Duration time.Duration
+	// Done and Errors count finished requests; Planned is the planned
+	// number of requests, 0 when unknown.
+	Done, Errors, Planned int64
+	// Level is the current VUs (closed) or target rate (open).
+	Level float64
+}
+
+// Model is a load model: Burst, Sequential, Closed or Open. Its String is
+// the default "load" label.
+type Model interface {
+	String() string
+	validate() error
+	// plan returns the planned duration (0: bounded by counts) and the
+	// planned request count (0: unknown).
+	plan() (time.Duration, int64)
+	run(e *engine)
+}
+
+// Burst sends N requests at once, each on its own new connection; the
+// headline figure is the elapsed time of the whole burst.
+type Burst struct{ N int }
+
+// Sequential sends N requests one after another on one connection.
+type Sequential struct{ N int }
+
+// Closed runs VUs virtual users, each sending a request, waiting for the
+// response, then thinking for Think before the next (k6's constant-vus).
+// It stops after Duration, or after Iterations requests per VU when
+// Iterations > 0 (k6's per-vu-iterations), or after Total requests across
+// all VUs when Total > 0 (hey's -n), whichever comes first; at least one of
+// the three must be set. With Stages the number of active VUs ramps from
+// VUs through each stage's Target (k6's ramping-vus) and Duration is the
+// stages' total.
+type Closed struct {
+	VUs        int
+	Duration   time.Duration
+	Iterations int
+	Total      int
+	Think      time.Duration
+	Stages     []Stage
+}
+
+// Open sends Rate requests per second for Duration whatever the responses
+// do (k6's constant-arrival-rate), evenly spaced or, with Poisson, with
+// exponential gaps (Seed makes them reproducible). With Stages the rate
+// ramps from Rate through each stage's Target and Duration is the stages'
+// total. Pacer, when set, replaces all of that.
+//
+// At most MaxInFlight requests run at once, each on its own connection
+// (0: DefaultMaxInFlight). An arrival finding all of them busy waits for
+// one (wrk2's behaviour: the send is late, and the corrected latency,
+// measured from when it was due, includes the wait), or with DropWhenBusy
+// is dropped and counted (k6's dropped_iterations).
+type Open struct {
+	Rate         float64
+	Duration     time.Duration
+	Poisson      bool
+	Seed         int64
+	Stages       []Stage
+	Pacer        Pacer
+	MaxInFlight  int
+	DropWhenBusy bool
+}
+
+func (m Burst) String() string      { return fmt.Sprintf("burst %d", m.N) }
+func (m Sequential) String() string { return fmt.Sprintf("sequential %d", m.N) }
+
+func (m Closed) String() string {
+	var s string
+	if len(m.Stages) > 0 {
+		s = fmt.Sprintf("ramping VUs %d", m.VUs)
+		for _, st := range m.Stages {
+			s += fmt.Sprintf("→%g/%v", st.Target, st.Duration)
+		}
+	} else {
+		s = fmt.Sprintf("%d VUs", m.VUs)
+		if m.Duration > 0 {
+			s += " " + m.Duration.String()
+		}
+		if m.Iterations > 0 {
+			s += fmt.Sprintf(" %d iterations", m.Iterations)
+		}
+		if m.Total > 0 {
+			s += fmt.Sprintf(" %d requests", m.Total)
+		}
+	}
+	if m.Think > 0 {
+		s += " think " + m.Think.String()
+	}
+	return s
+}
+
+func (m Open) String() string {
+	switch {
+	case m.Pacer != nil:
+		switch p := m.Pacer.(type) {
+		case ConstantPacer:
+			return fmt.Sprintf("open %g/s %v", p.PerSecond, p.Duration)
+		case *PoissonPacer:
+			return fmt.Sprintf("open poisson %g/s %v", p.rate, p.duration)
+		case StagesPacer:
+			return Open{Rate: p.Start, Stages: p.Stages}.String()
+		case fmt.Stringer:
+			return "open " + p.String()
+		}
+		return fmt.Sprintf("open %T", m.Pacer)
+	case len(m.Stages) > 0:
+		s := fmt.Sprintf("open ramp %g/s", m.Rate)
+		for _, st := range m.Stages {
+			s += fmt.Sprintf("→%g/%v", st.Target, st.Duration)
+		}
+		return s
+	case m.Poisson:
+		return fmt.Sprintf("open poisson %g/s %v", m.Rate, m.Duration)
+	}
+	return fmt.Sprintf("open %g/s %v", m.Rate, m.Duration)
+}
+
+func (m Burst) validate() error {
+	if m.N <= 0 {
+		return fmt.Errorf("load: Burst.N must be positive, got %d", m.N)
+	}
+	return nil
+}
+
+func (m Sequential) validate() error {
+	if m.N <= 0 {
+		return fmt.Errorf("load: Sequential.N must be positive, got %d", m.N)
+	}
+	return nil
+}
+
+func (m Closed) validate() error {
+	if m.VUs < 0 || (m.VUs == 0 && len(m.Stages) == 0) {
+		return fmt.Errorf("load: Closed.VUs must be positive, got %d", m.VUs)
+	}
+	if m.Duration < 0 {
+		return fmt.Errorf("load: Closed.Duration must not be negative, got %v", m.Duration)
+	}
+	if m.Iterations < 0 {
+		return fmt.Errorf("load: Closed.Iterations must not be negative, got %d", m.Iterations)
+	}
+	if m.Think < 0 {
+		return fmt.Errorf("load: Closed.Think must not be negative, got %v", m.Think)
+	}
+	if err := validateStages(m.Stages); err != nil {
+		return fmt.Errorf("load: Closed.Stages: %w", err)
+	}
+	if m.Total < 0 {
+		return fmt.Errorf("load: Closed.Total must not be negative, got %d", m.Total)
+	}
+	if m.Duration == 0 && m.Iterations == 0 && m.Total == 0 && len(m.Stages) == 0 {
+		return fmt.Errorf("load: Closed needs a Duration, Iterations, Total or Stages")
+	}
+	return nil
+}
+
+func (m Open) validate() error {
+	if m.Pacer != nil {
+		return nil
+	}
+	if m.Rate < 0 || math.IsNaN(m.Rate) || math.IsInf(m.Rate, 0) || (m.Rate == 0 && len(m.Stages) == 0) {
+		return fmt.Errorf("load: Open.Rate must be a positive number, got %v", m.Rate)
+	}
+	if len(m.Stages) == 0 && m.Duration <= 0 {
+		return fmt.Errorf("load: Open.Duration must be positive, got %v", m.Duration)
+	}
+	if m.MaxInFlight < 0 {
+		return fmt.Errorf("load: Open.MaxInFlight must not be negative, got %d", m.MaxInFlight)
+	}
+	if err := validateStages(m.Stages); err != nil {
+		return fmt.Errorf("load: Open.Stages: %w", err)
+	}
+	return nil
+}
+
+func (m Burst) plan() (time.Duration, int64)      { return 0, int64(m.N) }
+func (m Sequential) plan() (time.Duration, int64) { return 0, int64(m.N) }
+
+func (m Closed) plan() (time.Duration, int64) {
+	if len(m.Stages) > 0 {
+		return stagesDuration(m.Stages), 0
+	}
+	n := int64(0)
+	if m.Iterations > 0 {
+		n = int64(m.VUs) * int64(m.Iterations)
+	}
+	if m.Total > 0 && (n == 0 || int64(m.Total) < n) {
+		n = int64(m.Total)
+	}
+	return m.Duration, n
+}
+
+func (m Open) plan() (time.Duration, int64) {
+	switch p := m.Pacer.(type) {
+	case nil:
+	case ConstantPacer:
+		return p.Duration, int64(math.Ceil(p.PerSecond * p.Duration.Seconds()))
+	case *PoissonPacer:
+		return p.duration, 0
+	case StagesPacer:
+		return stagesDuration(p.Stages), 0
+	default:
+		return 0, 0
+	}
+	switch {
+	case len(m.Stages) > 0:
+		return stagesDuration(m.Stages), 0
+	}
+	return m.Duration, int64(math.Ceil(m.Rate * m.Duration.Seconds()))
+}
+
+// engine is the state shared by a run's workers.
+type engine struct {
+	req     *request
+	rec     *metrics.Recorder
+	hard    context.Context // cancelled at the hard stop
+	stopNew chan struct{}   // closed at the soft stop
+	stopMu  sync.Once
+	start   time.Time
+	softAt  time.Duration // the soft stop, from start
+	late    time.Duration
+	maxReq  int64
+	issued  atomic.Int64
+	done    atomic.Int64
+	errs    atomic.Int64
+	dropped atomic.Int64
+	level   atomic.Uint64 // float64 bits: VUs or target rate
+	reason  atomic.Value  // string: why the run stopped early
+}
+
+func (e *engine) stop(reason string) {
+	e.stopMu.Do(func() {
+		if reason != "" {
+			e.reason.Store(reason)
+		}
+		close(e.stopNew)
+	})
+}
+
+func (e *engine) stopped() bool {
+	select {
+	case <-e.stopNew:
+		return true
+	default:
+		return e.hard.Err() != nil
+	}
+}
+
+// ticket reserves one request; false means the run is over.
+func (e *engine) ticket() bool {
+	if e.stopped() {
+		return false
+	}
+	return e.reserve()
+}
+
+// reserve counts one request against MaxRequests; false means a bound or
+// the hard stop was reached.
+func (e *engine) reserve() bool {
+	if e.hard.Err() != nil {
+		return false
+	}
+	if e.issued.Add(1) > e.maxReq {
+		e.issued.Add(-1)
+		e.stop(fmt.Sprintf("stopped at MaxRequests=%d", e.maxReq))
+		return false
+	}
+	return true
+}
+
+func (e *engine) setLevel(v float64) { e.level.Store(math.Float64bits(v)) }
+func (e *engine) getLevel() float64  { return math.Float64frombits(e.level.Load()) }
+
+// worker is one sender with its own connection and sample.
+type worker struct {
+	id int
+	c  *conn
+	s  metrics.Sample
+}
+
+func (e *engine) newWorker(id int) (*worker, func()) {
+	w := &worker{id: id, c: newConn(e.req)}
+	stop := context.AfterFunc(e.hard, w.c.interrupt)
+	return w, func() { stop(); w.c.close() }
+}
+
+// send performs one request. intended is the open model's due time (zero
+// for closed models: latency runs from the send).
+func (e *engine) send(w *worker, intended time.Time) {
+	w.s = metrics.Sample{}
+	sent, done := w.c.do(e.hard, &w.s)
+	if intended.IsZero() {
+		w.s.Latency = done.Sub(sent)
+		w.s.Uncorrected = w.s.Latency
+	} else {
+		w.s.Latency = done.Sub(intended)
+		w.s.Uncorrected = done.Sub(sent)
+		w.s.Late = sent.Sub(intended) > e.late
+	}
+	e.rec.Record(w.id, &w.s)
+	if w.s.Outcome != metrics.Interrupted {
+		e.done.Add(1)
+		if w.s.Outcome.IsError() {
+			e.errs.Add(1)
+		}
+	}
+}
+
+func (m Burst) run(e *engine) {
+	e.setLevel(float64(m.N))
+	gate := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := 0; i < m.N; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w, release := e.newWorker(i)
+			defer release()
+			select {
+			case <-gate:
+			case <-e.hard.Done():
+				return
+			}
+			if e.ticket() {
+				e.send(w, time.Time{})
+			}
+		}()
+	}
+	close(gate)
+	wg.Wait()
+}
+
+func (m Sequential) run(e *engine) {
+	Closed{VUs: 1, Iterations: m.N}.run(e)
+}
+
+func (m Closed) run(e *engine) {
+	maxVUs := m.VUs
+	for _, s := range m.Stages {
+		maxVUs = max(maxVUs, int(math.Ceil(s.Target)))
+	}
+	var active, started atomic.Int64
+	active.Store(int64(m.VUs))
+	e.setLevel(float64(m.VUs))
+	var wg sync.WaitGroup
+	if len(m.Stages) > 0 {
+		wg.Add(1)
+		go func() { // ramp controller
+			defer wg.Done()
+			t := time.NewTicker(50 * time.Millisecond)
+			defer t.Stop()
+			for {
+				lvl, done := levelAt(float64(m.VUs), m.Stages, time.Since(e.start))
+				active.Store(int64(math.Round(lvl)))
+				e.setLevel(math.Round(lvl))
+				if done {
+					e.stop("")
+					return
+				}
+				select {
+				case <-t.C:
+				case <-e.stopNew:
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < maxVUs; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w, release := e.newWorker(i)
+			defer release()
+			var think *time.Timer
+			for it := 0; m.Iterations == 0 || it < m.Iterations; it++ {
+				for int64(i) >= active.Load() { // parked by the ramp
+					select {
+					case <-e.stopNew:
+						return
+					case <-time.After(20 * time.Millisecond):
+					}
+				}
+				if m.Total > 0 && started.Add(1) > int64(m.Total) {
+					return
+				}
+				if !e.ticket() {
+					return
+				}
+				e.send(w, time.Time{})
+				if m.Think > 0 {
+					if think == nil {
+						think = time.NewTimer(m.Think)
+					} else {
+						think.Reset(m.Think)
+					}
+					select {
+					case <-think.C:
+					case <-e.stopNew:
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func (m Open) pacer() Pacer {
+	switch {
+	case m.Pacer != nil:
+		return m.Pacer
+	case len(m.Stages) > 0:
+		return StagesPacer{Start: m.Rate, Stages: m.Stages}
+	case m.Poisson:
+		return NewPoissonPacer(m.Rate, m.Duration, m.Seed)
+	}
+	return ConstantPacer{PerSecond: m.Rate, Duration: m.Duration}
+}
+
+func (m Open) run(e *engine) {
+	p := m.pacer()
+	maxInFlight := m.MaxInFlight
+	if maxInFlight == 0 {
+		maxInFlight = DefaultMaxInFlight
+	}
+	jobs := make(chan time.Time)
+	var wg sync.WaitGroup
+	workers := 0
+	startWorker := func(first time.Time) {
+		id := workers
+		workers++
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w, release := e.newWorker(id)
+			defer release()
+			e.send(w, first)
+			for intended := range jobs {
+				e.send(w, intended)
+			}
+		}()
+	}
+	var hits int64
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	// Every hit due before the soft stop is sent, even when the scheduler
+	// wakes late (a busy machine) or waits for a free worker: the plan is
+	// the plan, and lateness shows in the corrected latency. So the loop
+	// watches the due times, MaxRequests and the hard stop, not stopNew.
+loop:
+	for e.hard.Err() == nil {
+		elapsed := time.Since(e.start)
+		wait, stop := p.Pace(elapsed, hits)
+		if stop || elapsed+wait >= e.softAt {
+			break
+		}
+		e.setLevel(p.Rate(elapsed))
+		if wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-e.hard.Done():
+				break loop
+			}
+			continue
+		}
+		intended := e.start.Add(elapsed + wait)
+		if !e.reserve() {
+			break
+		}
+		hits++
+		select {
+		case jobs <- intended:
+			continue
+		default:
+		}
+		switch {
+		case workers < maxInFlight:
+			startWorker(intended)
+		case m.DropWhenBusy:
+			e.issued.Add(-1)
+			e.dropped.Add(1)
+		default: // queue: the send waits for a free worker and is late
+			select {
+			case jobs <- intended:
+			case <-e.hard.Done():
+				e.issued.Add(-1)
+				break loop
+			}
+		}
+	}
+	// The last hit is sent before the planned end; the run still lasts
+	// until then, so that rps is over the planned duration.
+	if d, _ := m.plan(); d > 0 {
+		select {
+		case <-e.stopNew:
+		case <-e.hard.Done():
+		}
+	}
+	e.stop("")
+	close(jobs)
+	wg.Wait()
+}
+
+// Run drives target with model until the model ends or a bound is hit,
+// and returns the result. Invalid input is an error before any request is
+// sent (and a nil result). Once requests were sent, the result is always
+// returned; the error is then non-nil when ctx was cancelled (the result
+// holds what was measured) or when no request got any response (the
+// error names the first failure).
+func Run(ctx context.Context, t Target, m Model, o Options) (*metrics.Result, error) {
+	if m == nil {
+		return nil, fmt.Errorf("load: no model")
+	}
+	if err := m.validate(); err != nil {
+		return nil, err
+	}
+	if err := o.normalise(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	req, _, err := buildRequest(ctx, t, &o)
+	if err != nil {
+		return nil, err
+	}
+	planDur, planN := m.plan()
+	_, isOpen := m.(Open)
+	interval := o.Interval
+	if interval == 0 {
+		interval = autoInterval(planDur)
+	}
+
+	cpu0 := processCPU()
+	start := time.Now()
+	rec, err := metrics.NewRecorder(start, metrics.Options{Uncorrected: isOpen, Phases: o.PhaseTimings})
+	if err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	hard, cancelHard := context.WithCancel(ctx)
+	defer cancelHard()
+	e := &engine{req: req, rec: rec, hard: hard, stopNew: make(chan struct{}), start: start,
+		late: o.LateThreshold, maxReq: o.MaxRequests}
+	// A hard stop (ctx cancelled) is also a soft one: thinking and parked
+	// VUs and the open-model scheduler all wait on stopNew.
+	defer context.AfterFunc(hard, func() { e.stop("") })()
+
+	// Soft stop at the model's end or MaxDuration, hard stop a grace later.
+	soft := o.MaxDuration
+	if planDur > 0 && planDur < soft {
+		soft = planDur
+	}
+	e.softAt = soft
+	softTimer := time.AfterFunc(soft, func() {
+		if soft == o.MaxDuration && (planDur == 0 || planDur > o.MaxDuration) {
+			e.stop(fmt.Sprintf("stopped at MaxDuration=%v", o.MaxDuration))
+		} else {
+			e.stop("")
+		}
+	})
+	defer softTimer.Stop()
+	var hardTimer *time.Timer
+	var hardMu sync.Mutex
+	graceWatch := make(chan struct{})
+	go func() { // arm the hard stop when the soft stop happens
+		select {
+		case <-e.stopNew:
+			hardMu.Lock()
+			if o.GracefulStop < 0 {
+				cancelHard()
+			} else {
+				hardTimer = time.AfterFunc(o.GracefulStop, cancelHard)
+			}
+			hardMu.Unlock()
+		case <-graceWatch:
+		case <-hard.Done():
+		}
+	}()
+
+	// Interval cuts and progress.
+	tickDone := make(chan struct{})
+	var tickWG sync.WaitGroup
+	tickWG.Add(1)
+	go func() {
+		defer tickWG.Done()
+		cut := time.NewTicker(interval)
+		defer cut.Stop()
+		var prog <-chan time.Time
+		if o.Progress != nil {
+			pt := time.NewTicker(DefaultProgressEvery)
+			defer pt.Stop()
+			prog = pt.C
+		}
+		for {
+			select {
+			case now := <-cut.C:
+				rec.Cut(now, e.getLevel())
+			case <-prog:
+				o.Progress(Progress{Elapsed: time.Since(start), Duration: planDur, Done: e.done.Load(),
+					Errors: e.errs.Load(), Planned: planN, Level: e.getLevel()})
+			case <-tickDone:
+				return
+			}
+		}
+	}()
+
+	m.run(e)
+	end := time.Now()
+	close(tickDone)
+	tickWG.Wait()
+	close(graceWatch)
+	hardMu.Lock()
+	if hardTimer != nil {
+		hardTimer.Stop()
+	}
+	hardMu.Unlock()
+	if o.Progress != nil {
+		o.Progress(Progress{Elapsed: end.Sub(start), Duration: planDur, Done: e.done.Load(),
+			Errors: e.errs.Load(), Planned: planN, Level: e.getLevel()})
+	}
+
+	labels := map[string]string{}
+	for k, v := range o.Labels {
+		labels[k] = v
+	}
+	labels[metrics.LabelStrategy] = o.Strategy
+	labels[metrics.LabelWorkload] = o.Workload
+	labels[metrics.LabelLoad] = o.Load
+	if o.Load == "" {
+		labels[metrics.LabelLoad] = m.String()
+	}
+	res := rec.Finish(end, e.getLevel(), labels)
+	res.Dropped = e.dropped.Load()
+	switch m.(type) {
+	case Closed:
+		res.GaugeName = "vus"
+	case Open:
+		res.GaugeName = "target_rps"
+	}
+	selfCheck(res, e, o, cpu0, end.Sub(start), isOpen)
+
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("load: run interrupted after %v: %w", end.Sub(start).Round(time.Millisecond), ctx.Err())
+	}
+	if n := res.Count(); n > 0 && res.Latency.Count == 0 {
+		first := "unknown error"
+		if len(res.ErrorSamples) > 0 {
+			first = res.ErrorSamples[0]
+		}
+		return res, fmt.Errorf("load: all %d requests to %s failed, first: %s", n, t.URL, first)
+	}
+	return res, nil
+}
+
+func autoInterval(d time.Duration) time.Duration {
+	switch {
+	case d <= 0:
+		return 100 * time.Millisecond
+	case d >= 20*time.Second:
+		return time.Second
+	}
+	iv := (d / 20).Round(10 * time.Millisecond)
+	return max(iv, 50*time.Millisecond)
+}
+
+func (o *Options) normalise() error {
+	switch {
+	case o.MaxDuration < 0:
+		return fmt.Errorf("load: MaxDuration must not be negative, got %v", o.MaxDuration)
+	case o.MaxRequests < 0:
+		return fmt.Errorf("load: MaxRequests must not be negative, got %d", o.MaxRequests)
+	case o.Timeout < 0:
+		return fmt.Errorf("load: Timeout must not be negative, got %v", o.Timeout)
+	case o.Interval < 0:
+		return fmt.Errorf("load: Interval must not be negative, got %v", o.Interval)
+	case o.LateThreshold < 0:
+		return fmt.Errorf("load: LateThreshold must not be negative, got %v", o.LateThreshold)
+	}
+	if o.Interval > 0 && o.Interval < time.Millisecond {
+		return fmt.Errorf("load: Interval must be at least 1ms, got %v", o.Interval)
+	}
+	if o.MaxDuration == 0 {
+		o.MaxDuration = DefaultMaxDuration
+	}
+	if o.MaxRequests == 0 {
+		o.MaxRequests = DefaultMaxRequests
+	}
+	if o.GracefulStop == 0 {
+		o.GracefulStop = DefaultGracefulStop
+	}
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.LateThreshold == 0 {
+		o.LateThreshold = DefaultLateThreshold
+	}
+	return nil
+}
+
+// processCPU is the user+system CPU time of this process so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// selfCheck attaches the generator's warnings.
+func selfCheck(res *metrics.Result, e *engine, o Options, cpu0, elapsed time.Duration, open bool) {
+	if r, ok := e.reason.Load().(string); ok && r != "" {
+		res.Warn(r + ": the model did not run to its end")
+	}
+	if elapsed >= 200*time.Millisecond {
+		cpu := processCPU() - cpu0
+		share := cpu.Seconds() / (elapsed.Seconds() * float64(runtime.GOMAXPROCS(0)))
+		if share >= DefaultCPUWarn {
+			res.Warn(fmt.Sprintf("the process used %.0f%% of its %d CPUs (%.2fs CPU in %.2fs): the figures may be bounded by the generator (or servers sharing the process), not the target",
+				100*share, runtime.GOMAXPROCS(0), cpu.Seconds(), elapsed.Seconds()))
+		}
+	}
+	if open {
+		if late := res.Late(); late > 0 && float64(late) > 0.01*float64(res.Count()) {
+			res.Warn(fmt.Sprintf("%d of %d sends (%.1f%%) started more than %v after their intended time: the generator could not keep the rate; corrected latencies include that delay",
+				late, res.Count(), 100*float64(late)/float64(max(res.Count(), 1)), o.LateThreshold))
+		}
+		if d := res.Dropped; d > 0 {
+			res.Warn(fmt.Sprintf("%d arrivals dropped: all MaxInFlight connections were busy", d))
+		}
+	}
+	if n := res.Outcomes(metrics.Interrupted); n > 0 {
+		res.Warn(fmt.Sprintf("%d requests were still in flight after the graceful stop and were cut off", n))
+	}
+}

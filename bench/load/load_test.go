@@ -1,0 +1,463 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/conclab/conclab/bench/metrics"
+)
+
+func sleepServer(t *testing.T, d time.Duration) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(d)
+		io.WriteString(w, "ok")
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Not parallel: it measures timing and runs before the parallel tests.
+func TestSleepServerMedian(t *testing.T) {
+	var mu sync.Mutex
+	var served []time.Duration // the server's own view of each request
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		time.Sleep(20 * time.Millisecond)
+		io.WriteString(w, "ok")
+		mu.Lock()
+		served = append(served, time.Since(start))
+		mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	res, err := Run(context.Background(), Target{URL: srv.URL}, Closed{VUs: 4, Duration: time.Second}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Errors() != 0 || res.Count() < 100 {
+		t.Fatalf("count=%d errors=%d; want ≥ 100 and 0\n%s", res.Count(), res.Errors(), res)
+	}
+	mu.Lock()
+	sort.Slice(served, func(i, j int) bool { return served[i] < served[j] })
+	srvMed := ms(served[len(served)/2])
+	mu.Unlock()
+	p50 := ms(res.Latency.Med)
+	if p50 < 20 || p50 > 22 {
+		// On an overloaded machine the server's own sleep overshoots; the
+		// instrument is still right if it reads what the server did.
+		if srvMed <= 21 || p50 < srvMed || p50 > srvMed+1 {
+			t.Errorf("p50 = %.2f ms; want within 20–22 ms (server's own median %.2f ms)\n%s", p50, srvMed, res)
+		} else {
+			t.Logf("machine overloaded: server's own median %.2f ms; generator p50 %.2f ms", srvMed, p50)
+		}
+	}
+}
+
+// Not parallel: timing-sensitive, it runs before the parallel tests.
+func TestBurstAgainstSerialisedHandler(t *testing.T) {
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		time.Sleep(100 * time.Millisecond)
+		mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	res, err := Run(context.Background(), Target{URL: srv.URL}, Burst{N: 10}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Count() != 10 || res.Errors() != 0 {
+		t.Fatalf("count=%d errors=%d; want 10, 0", res.Count(), res.Errors())
+	}
+	if e := res.Elapsed.Seconds(); e < 0.95 || e > 1.2 {
+		t.Errorf("burst elapsed = %.3fs; want ≈ 1.0s (0.95–1.2)", e)
+	}
+	// Serialised: the fastest waits 100 ms, the slowest about 1 s.
+	if mn, mx := ms(res.Latency.Min), ms(res.Latency.Max); mn < 95 || mn > 250 || mx < 950 {
+		t.Errorf("min=%.0fms max=%.0fms; want ≈100 and ≈1000", mn, mx)
+	}
+}
+
+// A server that stalls once for 500 ms: with one connection the open
+// model queues the arrivals due during the stall. Their latency from the
+// intended start (corrected) shows the stall; from the actual send
+// (uncorrected) only the one stalled request does.
+// Not parallel: timing-sensitive, it runs before the parallel tests.
+func TestOpenModelCorrectsCoordinatedOmission(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 100 {
+			time.Sleep(500 * time.Millisecond)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	res, err := Run(context.Background(), Target{URL: srv.URL}, Open{Rate: 200, Duration: 2 * time.Second, MaxInFlight: 1}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Count() < 350 || res.Errors() != 0 {
+		t.Fatalf("count=%d errors=%d; want ≈400 and 0\n%s", res.Count(), res.Errors(), res)
+	}
+	c, u := ms(res.Latency.P99), ms(res.Uncorrected.P99)
+	if c < 300 {
+		t.Errorf("corrected p99 = %.1f ms; want ≥ 300 ms (the stall)\n%s", c, res)
+	}
+	if u > 100 || u*3 > c {
+		t.Errorf("uncorrected p99 = %.1f ms; want far below corrected %.1f ms\n%s", u, c, res)
+	}
+	if !hasWarning(res, "intended time") {
+		t.Errorf("no late-send warning: %q", res.Warnings)
+	}
+	if got := res.Distribution().Floats("uncorrected_ms"); len(got) == 0 {
+		t.Errorf("distribution has no uncorrected_ms column")
+	}
+}
+
+func hasWarning(res *metrics.Result, sub string) bool {
+	for _, w := range res.Warnings {
+		if strings.Contains(w, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func sum(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+func TestIntervalsAddUpToTotals(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1)%7 == 0 {
+			w.WriteHeader(503)
+		}
+		time.Sleep(time.Millisecond)
+	}))
+	t.Cleanup(srv.Close)
+	for _, m := range []Model{
+		Closed{VUs: 4, Duration: time.Second},
+		Open{Rate: 300, Duration: time.Second},
+	} {
+		res, err := Run(context.Background(), Target{URL: srv.URL}, m, Options{Interval: 100 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, sum0 := res.Series(), res.Summary()
+		// 100 ms intervals over ≈1 s; a starved ticker may merge some, and the
+		// interval lengths then still add up to the run.
+		if s.Len() < 5 {
+			t.Errorf("%v: %d intervals; want ≥ 5", m, s.Len())
+		}
+		if got, want := sum(s.Floats("interval_s")), sum0.Float("elapsed_s", 0); math.Abs(got-want) > 1e-6 {
+			t.Errorf("%v: intervals last %v s in all; elapsed_s %v", m, got, want)
+		}
+		for _, col := range []string{"count", "errors", "bytes_in", "bytes_out"} {
+			if got, want := sum(s.Floats(col)), sum0.Float(col, 0); got != want || want == 0 {
+				t.Errorf("%v: series %s adds up to %v; summary says %v", m, col, got, want)
+			}
+		}
+		if e := sum0.Float("errors_5xx", 0); e == 0 || e != sum0.Float("errors", 0) {
+			t.Errorf("%v: errors_5xx=%v errors=%v; want equal and > 0", m, e, sum0.Float("errors", 0))
+		}
+	}
+}
+
+func TestRequests(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	img := filepath.Join(dir, "img.jpg")
+	data := []byte(strings.Repeat("x", 300_000))
+	if err := os.WriteFile(img, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type seen struct {
+		method, body, file, field, ctype string
+		size                             int
+	}
+	var mu sync.Mutex
+	var got seen
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var s seen
+		s.method = r.Method
+		s.ctype = r.Header.Get("X-Test")
+		switch r.URL.Path {
+		case "/upload":
+			f, h, err := r.FormFile("file")
+			if err != nil {
+				http.Error(w, err.Error(), 400)
+				return
+			}
+			b, _ := io.ReadAll(f)
+			s.size, s.file, s.field = len(b), h.Filename, r.FormValue("note")
+		case "/chunked":
+			fl := w.(http.Flusher)
+			for i := 0; i < 5; i++ {
+				io.WriteString(w, strings.Repeat("c", 1000))
+				fl.Flush()
+			}
+		case "/close":
+			w.Header().Set("Connection", "close")
+			io.WriteString(w, "bye")
+		case "/404":
+			http.NotFound(w, r)
+		default:
+			b, _ := io.ReadAll(r.Body)
+			s.body = string(b)
+			io.WriteString(w, "hello")
+		}
+		mu.Lock()
+		got = s
+		mu.Unlock()
+	}))
+	srv.Config.ConnState = func(c net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+
+	cases := []struct {
+		name     string
+		target   Target
+		opts     Options
+		want     seen
+		minBytes int64
+		outcome  metrics.Outcome
+		maxConns int64
+	}{
+		{name: "get", target: Target{URL: srv.URL + "/x", Header: http.Header{"X-Test": {"yes"}}}, want: seen{method: "GET", ctype: "yes"}, maxConns: 1},
+		{name: "post", target: Target{URL: srv.URL + "/x", Body: []byte("payload")}, want: seen{method: "POST", body: "payload"}, maxConns: 1},
+		{name: "upload", target: Target{URL: srv.URL + "/upload", Files: []File{{Field: "file", Path: img}}, Fields: map[string]string{"note": "n"}},
+			want: seen{method: "POST", file: "img.jpg", field: "n", size: len(data)}, maxConns: 1},
+		{name: "chunked", target: Target{URL: srv.URL + "/chunked"}, minBytes: 5 * 5000, maxConns: 1},
+		{name: "connection close", target: Target{URL: srv.URL + "/close"}, maxConns: 5},
+		{name: "new conn per request", target: Target{URL: srv.URL + "/x"}, opts: Options{NewConnPerRequest: true}, want: seen{method: "GET"}, maxConns: 5},
+		{name: "404 counted", target: Target{URL: srv.URL + "/404"}, outcome: metrics.Status4xx, maxConns: 1},
+		{name: "head", target: Target{URL: srv.URL + "/x", Method: "head"}, want: seen{method: "HEAD"}, maxConns: 1},
+	}
+	for _, tc := range cases {
+		// Not parallel: each case reads the shared connection counter.
+		c0 := conns.Load()
+		res, err := Run(context.Background(), tc.target, Sequential{N: 5}, tc.opts)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if res.Count() != 5 || res.Outcomes(tc.outcome) != 5 {
+			t.Errorf("%s: count=%d %v=%d; want 5, 5\n%s", tc.name, res.Count(), tc.outcome, res.Outcomes(tc.outcome), res)
+		}
+		mu.Lock()
+		g := got
+		mu.Unlock()
+		if tc.want != (seen{}) && g != tc.want {
+			t.Errorf("%s: server saw %+v; want %+v", tc.name, g, tc.want)
+		}
+		if tc.minBytes > 0 && res.BytesIn() < tc.minBytes {
+			t.Errorf("%s: bytes_in=%d; want ≥ %d", tc.name, res.BytesIn(), tc.minBytes)
+		}
+		if n := conns.Load() - c0; n > tc.maxConns || (tc.maxConns == 5 && n != 5) {
+			t.Errorf("%s: %d connections; want %s %d", tc.name, n, map[bool]string{true: "=", false: "≤"}[tc.maxConns == 5], tc.maxConns)
+		}
+		if res.BytesOut() == 0 {
+			t.Errorf("%s: bytes_out = 0", tc.name)
+		}
+	}
+}
+
+func TestPhaseTimings(t *testing.T) {
+	t.Parallel()
+	srv := sleepServer(t, 10*time.Millisecond)
+	res, err := Run(context.Background(), Target{URL: srv.URL}, Sequential{N: 10}, Options{PhaseTimings: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, w, r, ok := res.Phases()
+	if !ok || c.Count != 10 {
+		t.Fatalf("phases ok=%v count=%d", ok, c.Count)
+	}
+	if ms(w.Med) < 9.5 || ms(w.Med) > 15 || ms(r.Med) > 5 {
+		t.Errorf("wait med=%v read med=%v; want ≈10ms and small", w.Med, r.Med)
+	}
+	if c.Max <= 0 {
+		t.Errorf("connect max = %v; want the one dial > 0", c.Max)
+	}
+	if !res.Summary().Has("wait_p99_ms") {
+		t.Errorf("summary lacks wait_p99_ms: %v", res.Summary().Columns())
+	}
+}
+
+func TestTimeoutAndGracefulStop(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(release); srv.Close() })
+
+	res, err := Run(context.Background(), Target{URL: srv.URL}, Sequential{N: 2}, Options{Timeout: 100 * time.Millisecond})
+	if err == nil || res == nil || res.Outcomes(metrics.Timeout) != 2 {
+		t.Fatalf("timeouts: err=%v res=%v; want 2 timeouts and an error", err, res)
+	}
+	if !strings.Contains(err.Error(), "timeout") {
+		t.Errorf("error %q does not say timeout", err)
+	}
+
+	start := time.Now()
+	res, err = Run(context.Background(), Target{URL: srv.URL}, Closed{VUs: 3, Duration: 200 * time.Millisecond},
+		Options{GracefulStop: 200 * time.Millisecond})
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("run took %v; want ≈ 400 ms (stop + grace)", el)
+	}
+	if res == nil || res.Outcomes(metrics.Interrupted) != 3 || res.Errors() != 0 {
+		t.Fatalf("graceful: err=%v res=%v; want 3 interrupted, 0 errors", err, res)
+	}
+	if !hasWarning(res, "cut off") {
+		t.Errorf("no cut-off warning: %q", res.Warnings)
+	}
+}
+
+func TestBounds(t *testing.T) {
+	t.Parallel()
+	srv := sleepServer(t, 0)
+	res, err := Run(context.Background(), Target{URL: srv.URL}, Closed{VUs: 2, Duration: time.Minute}, Options{MaxRequests: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Count() != 50 || !hasWarning(res, "MaxRequests") {
+		t.Errorf("count=%d warnings=%q; want 50 and a MaxRequests warning", res.Count(), res.Warnings)
+	}
+	res, err = Run(context.Background(), Target{URL: srv.URL}, Closed{VUs: 2, Iterations: 1_000_000, Think: 10 * time.Millisecond}, Options{MaxDuration: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Elapsed > time.Second || !hasWarning(res, "MaxDuration") {
+		t.Errorf("elapsed=%v warnings=%q; want ≈300ms and a MaxDuration warning", res.Elapsed, res.Warnings)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	res, err = Run(ctx, Target{URL: srv.URL}, Open{Rate: 100, Duration: time.Minute}, Options{})
+	if !errors.Is(err, context.DeadlineExceeded) || res == nil || res.Count() == 0 {
+		t.Errorf("cancelled run: err=%v; want the context error and a partial result", err)
+	}
+	// Cancelling during a long think time ends the run at once.
+	ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res, err = Run(ctx, Target{URL: srv.URL}, Closed{VUs: 3, Duration: time.Minute, Think: time.Minute}, Options{})
+	if el := time.Since(start); el > time.Second || !errors.Is(err, context.DeadlineExceeded) || res.Count() != 3 {
+		t.Errorf("cancel while thinking: took %v, err=%v, count=%d; want ≈200ms, the context error, 3", el, err, res.Count())
+	}
+}
+
+func TestRamps(t *testing.T) {
+	t.Parallel()
+	// The server tracks how many requests it holds at once: with a 30 ms
+	// handler, N active VUs keep N requests in flight whatever the load.
+	var inFlight, peak atomic.Int64
+	var mu sync.Mutex
+	var peaks []int64 // peak concurrency per 150 ms, sampled by the server
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inFlight.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		time.Sleep(30 * time.Millisecond)
+		inFlight.Add(-1)
+	}))
+	t.Cleanup(srv.Close)
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		tk := time.NewTicker(150 * time.Millisecond)
+		defer tk.Stop()
+		for {
+			select {
+			case <-tk.C:
+				mu.Lock()
+				peaks = append(peaks, peak.Swap(0))
+				mu.Unlock()
+			case <-stop:
+				return
+			}
+		}
+	}()
+	res, err := Run(context.Background(), Target{URL: srv.URL},
+		Closed{VUs: 1, Stages: []Stage{{Duration: 600 * time.Millisecond, Target: 6}, {Duration: 300 * time.Millisecond, Target: 6}}},
+		Options{Interval: 150 * time.Millisecond})
+	close(stop)
+	<-sampled
+	if err != nil {
+		t.Fatal(err)
+	}
+	vus := res.Series().Floats("vus")
+	if len(vus) < 4 || vus[0] > 3 || vus[len(vus)-1] != 6 {
+		t.Errorf("vus by interval = %v; want a ramp from ≈1 to 6", vus)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(peaks) < 4 || peaks[0] > 3 || slicesMax(peaks) != 6 {
+		t.Errorf("server's peak concurrency per 150 ms = %v; want ≤ 3 at first, 6 at the end, never more", peaks)
+	}
+
+	res, err = Run(context.Background(), Target{URL: srv.URL},
+		Open{Rate: 50, Stages: []Stage{{Duration: time.Second, Target: 250}}}, Options{Interval: 250 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ∫ 50→250 over 1 s = 150 requests.
+	if n := res.Count(); n < 148 || n > 152 {
+		t.Errorf("open ramp sent %d; want ≈150", n)
+	}
+	if r := res.Series().Floats("target_rps"); len(r) < 3 || r[0] > 120 || r[len(r)-1] < 200 {
+		t.Errorf("target_rps by interval = %v; want 50→250", r)
+	}
+}
+
+func slicesMax(xs []int64) int64 {
+	m := int64(0)
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}
+
+func TestPoissonRate(t *testing.T) {
+	t.Parallel()
+	srv := sleepServer(t, 0)
+	res, err := Run(context.Background(), Target{URL: srv.URL}, Open{Rate: 400, Duration: time.Second, Poisson: true, Seed: 1}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := res.Count(); n < 340 || n > 460 {
+		t.Errorf("poisson 400/s for 1s sent %d; want 400 ± 15%%", n)
+	}
+}

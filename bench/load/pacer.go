@@ -1,0 +1,170 @@
+package load
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"time"
+)
+
+// A Pacer decides when the open model sends. It is clock-free: given the
+// time elapsed since the run started and the number of hits already sent,
+// Pace returns how long from elapsed until the next hit is due (negative
+// when it is overdue) or stop=true when no more hits are due. Rate reports
+// the intended rate (hits/s) at elapsed, for the series.
+//
+// The generator calls Pace from one goroutine with non-decreasing
+// arguments; the intended start of hit number hits is elapsed+wait, which
+// is what the latency of that request is measured from.
+type Pacer interface {
+	Pace(elapsed time.Duration, hits int64) (wait time.Duration, stop bool)
+	Rate(elapsed time.Duration) float64
+}
+
+// Compile-time checks.
+var (
+	_ Pacer = ConstantPacer{}
+	_ Pacer = (*PoissonPacer)(nil)
+	_ Pacer = StagesPacer{}
+)
+
+// ConstantPacer sends PerSecond hits per second, evenly spaced, hit n due
+// at n/PerSecond. A zero Duration never stops (the run's own bounds stop it).
+type ConstantPacer struct {
+	PerSecond float64
+	Duration  time.Duration
+}
+
+func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// Pace implements Pacer.
+func (p ConstantPacer) Pace(elapsed time.Duration, hits int64) (time.Duration, bool) {
+	if p.PerSecond <= 0 {
+		return 0, true
+	}
+	due := secs(float64(hits) / p.PerSecond)
+	if p.Duration > 0 && due >= p.Duration {
+		return 0, true
+	}
+	return due - elapsed, false
+}
+
+// Rate implements Pacer.
+func (p ConstantPacer) Rate(time.Duration) float64 { return p.PerSecond }
+
+// PoissonPacer sends at an average Rate with exponentially distributed
+// gaps (a Poisson process), as independent users would arrive. It keeps
+// state: make one per run with NewPoissonPacer.
+type PoissonPacer struct {
+	rate     float64
+	duration time.Duration
+	rng      *rand.Rand
+	hits     int64   // hits for which next is computed
+	next     float64 // due time of hit number hits, in seconds
+}
+
+// NewPoissonPacer returns a Poisson pacer; the same seed gives the same
+// arrival times. A zero duration never stops.
+func NewPoissonPacer(rate float64, duration time.Duration, seed int64) *PoissonPacer {
+	return &PoissonPacer{rate: rate, duration: duration, rng: rand.New(rand.NewSource(seed))}
+}
+
+// Pace implements Pacer. Hit 0 is due at 0.
+func (p *PoissonPacer) Pace(elapsed time.Duration, hits int64) (time.Duration, bool) {
+	if p.rate <= 0 {
+		return 0, true
+	}
+	for p.hits < hits {
+		p.next += p.rng.ExpFloat64() / p.rate
+		p.hits++
+	}
+	due := secs(p.next)
+	if p.duration > 0 && due >= p.duration {
+		return 0, true
+	}
+	return due - elapsed, false
+}
+
+// Rate implements Pacer: the mean rate.
+func (p *PoissonPacer) Rate(time.Duration) float64 { return p.rate }
+
+// Stage is one step of a ramp: over Duration the level moves linearly
+// from the previous stage's Target (or the model's start level) to Target.
+// For closed models Target is a number of VUs, for open models a rate.
+type Stage struct {
+	Duration time.Duration
+	Target   float64
+}
+
+func validateStages(stages []Stage) error {
+	for i, s := range stages {
+		if s.Duration <= 0 {
+			return fmt.Errorf("stage %d: duration must be positive, got %v", i, s.Duration)
+		}
+		if s.Target < 0 || math.IsNaN(s.Target) || math.IsInf(s.Target, 0) {
+			return fmt.Errorf("stage %d: target must be a finite number ≥ 0, got %v", i, s.Target)
+		}
+	}
+	return nil
+}
+
+func stagesDuration(stages []Stage) time.Duration {
+	var d time.Duration
+	for _, s := range stages {
+		d += s.Duration
+	}
+	return d
+}
+
+// levelAt interpolates the stages' level at elapsed; done is true past the end.
+func levelAt(start float64, stages []Stage, elapsed time.Duration) (level float64, done bool) {
+	from := start
+	for _, s := range stages {
+		if elapsed < s.Duration {
+			return from + (s.Target-from)*float64(elapsed)/float64(s.Duration), false
+		}
+		elapsed -= s.Duration
+		from = s.Target
+	}
+	return from, true
+}
+
+// StagesPacer ramps the rate linearly through Stages, starting at Start
+// hits/s (k6's ramping-arrival-rate). Hit n is due when the integral of
+// the rate reaches n. It stops at the end of the last stage.
+type StagesPacer struct {
+	Start  float64
+	Stages []Stage
+}
+
+// Pace implements Pacer.
+func (p StagesPacer) Pace(elapsed time.Duration, hits int64) (time.Duration, bool) {
+	k := float64(hits) // hits due before the next one
+	var offset time.Duration
+	from := p.Start
+	for _, s := range p.Stages {
+		d := s.Duration.Seconds()
+		inStage := (from + s.Target) / 2 * d
+		if k < inStage || (k == 0 && inStage > 0) {
+			// Solve from*t + (to-from)/(2d)*t² = k for the first t ≥ 0.
+			a := (s.Target - from) / (2 * d)
+			disc := from*from + 4*a*k
+			den := from + math.Sqrt(math.Max(disc, 0))
+			var t float64
+			if den > 0 {
+				t = 2 * k / den
+			}
+			return offset + secs(t) - elapsed, false
+		}
+		k -= inStage
+		offset += s.Duration
+		from = s.Target
+	}
+	return 0, true
+}
+
+// Rate implements Pacer.
+func (p StagesPacer) Rate(elapsed time.Duration) float64 {
+	r, _ := levelAt(p.Start, p.Stages, elapsed)
+	return r
+}

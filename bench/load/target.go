@@ -1,0 +1,233 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Target is what every request of a run sends. The zero Method is GET, or
+// POST when a Body or Files are given.
+type Target struct {
+	// URL is an absolute http:// URL. https is not supported: lab targets
+	// are plain HTTP on loopback.
+	URL    string
+	Method string
+	// Header adds request headers (Host, Content-Length and Connection are
+	// set by the generator).
+	Header http.Header
+	// Body is sent as is with every request.
+	Body []byte
+	// Files and Fields make the body multipart/form-data (like k6's
+	// http.file); Body must then be empty.
+	Files  []File
+	Fields map[string]string
+}
+
+// File is one multipart file part. Data is used when set; otherwise the
+// file at Path is read once before the run.
+type File struct {
+	Field       string // form field name, e.g. "file"
+	Path        string
+	Name        string // file name sent; defaults to the base of Path
+	Data        []byte
+	ContentType string // defaults to application/octet-stream
+}
+
+// methods a request line may carry.
+var validMethods = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "OPTIONS": true}
+
+// buildRequest validates t and serialises it once.
+func buildRequest(ctx context.Context, t Target, o *Options) (*request, *url.URL, error) {
+	if t.URL == "" {
+		return nil, nil, fmt.Errorf("load: target URL is empty")
+	}
+	u, err := url.Parse(t.URL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load: malformed target URL %q: %w", t.URL, err)
+	}
+	switch {
+	case u.Scheme == "https":
+		return nil, nil, fmt.Errorf("load: target URL %q: https is not supported (lab targets are plain http on loopback)", t.URL)
+	case u.Scheme != "http":
+		return nil, nil, fmt.Errorf("load: malformed target URL %q: want http://host[:port]/path", t.URL)
+	case u.Host == "" || u.Hostname() == "":
+		return nil, nil, fmt.Errorf("load: malformed target URL %q: no host", t.URL)
+	case u.User != nil:
+		return nil, nil, fmt.Errorf("load: target URL %q: user info is not supported", t.URL)
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	}
+	if err := checkLoopback(ctx, u.Hostname(), o.AllowRemote); err != nil {
+		return nil, nil, err
+	}
+	method := strings.ToUpper(t.Method)
+	if method == "" {
+		method = "GET"
+		if len(t.Body) > 0 || len(t.Files) > 0 {
+			method = "POST"
+		}
+	}
+	if !validMethods[method] {
+		return nil, nil, fmt.Errorf("load: unsupported method %q", t.Method)
+	}
+	body, ctype, err := t.body()
+	if err != nil {
+		return nil, nil, err
+	}
+	path := u.RequestURI()
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: conclab-load\r\n", method, path, u.Host)
+	keys := make([]string, 0, len(t.Header))
+	for k := range t.Header {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		ck := textproto.CanonicalMIMEHeaderKey(k)
+		switch ck {
+		case "Host", "Content-Length", "Connection", "Transfer-Encoding":
+			return nil, nil, fmt.Errorf("load: header %q is set by the generator", k)
+		}
+		if ck == "Content-Type" && ctype != "" {
+			return nil, nil, fmt.Errorf("load: header Content-Type conflicts with the multipart body")
+		}
+		for _, v := range t.Header[k] {
+			if strings.ContainsAny(k+v, "\r\n") {
+				return nil, nil, fmt.Errorf("load: header %q contains a line break", k)
+			}
+			fmt.Fprintf(&b, "%s: %s\r\n", ck, v)
+		}
+	}
+	if ctype != "" {
+		fmt.Fprintf(&b, "Content-Type: %s\r\n", ctype)
+	}
+	if len(body) > 0 || method == "POST" || method == "PUT" || method == "PATCH" {
+		fmt.Fprintf(&b, "Content-Length: %d\r\n", len(body))
+	}
+	if o.NewConnPerRequest {
+		b.WriteString("Connection: close\r\n")
+	}
+	b.WriteString("\r\n")
+	b.Write(body)
+	return &request{
+		raw:       b.Bytes(),
+		bodyLen:   len(body),
+		addr:      net.JoinHostPort(u.Hostname(), port),
+		head:      method == "HEAD",
+		closeConn: o.NewConnPerRequest,
+		timeout:   o.Timeout,
+		phases:    o.PhaseTimings,
+	}, u, nil
+}
+
+// body returns the request body and its multipart content type, if any.
+func (t Target) body() ([]byte, string, error) {
+	if len(t.Files) == 0 && len(t.Fields) == 0 {
+		return t.Body, "", nil
+	}
+	if len(t.Body) > 0 {
+		return nil, "", fmt.Errorf("load: target has both Body and Files/Fields; use one")
+	}
+	var b bytes.Buffer
+	mw := multipart.NewWriter(&b)
+	keys := make([]string, 0, len(t.Fields))
+	for k := range t.Fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := mw.WriteField(k, t.Fields[k]); err != nil {
+			return nil, "", fmt.Errorf("load: field %q: %w", k, err)
+		}
+	}
+	for _, f := range t.Files {
+		if f.Field == "" {
+			return nil, "", fmt.Errorf("load: upload file %q has no form field name", f.Path+f.Name)
+		}
+		data := f.Data
+		if data == nil {
+			if f.Path == "" {
+				return nil, "", fmt.Errorf("load: upload field %q has neither Data nor Path", f.Field)
+			}
+			var err error
+			data, err = os.ReadFile(f.Path)
+			if err != nil {
+				return nil, "", fmt.Errorf("load: upload file for field %q: %w", f.Field, err)
+			}
+		}
+		name := f.Name
+		if name == "" {
+			name = filepath.Base(f.Path)
+		}
+		if name == "" || name == "." {
+			name = f.Field
+		}
+		ct := f.ContentType
+		if ct == "" {
+			ct = "application/octet-stream"
+		}
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name=%q; filename=%q`, f.Field, name))
+		h.Set("Content-Type", ct)
+		pw, err := mw.CreatePart(h)
+		if err != nil {
+			return nil, "", fmt.Errorf("load: upload field %q: %w", f.Field, err)
+		}
+		if _, err := io.Copy(pw, bytes.NewReader(data)); err != nil {
+			return nil, "", fmt.Errorf("load: upload field %q: %w", f.Field, err)
+		}
+	}
+	if err := mw.Close(); err != nil {
+		return nil, "", fmt.Errorf("load: multipart body: %w", err)
+	}
+	return b.Bytes(), mw.FormDataContentType(), nil
+}
+
+// checkLoopback refuses a host that is not loopback unless allowRemote.
+// Names are resolved (bounded by a short timeout); every address must be
+// loopback.
+func checkLoopback(ctx context.Context, host string, allowRemote bool) error {
+	if allowRemote {
+		return nil
+	}
+	const hint = "load goes only to loopback (127.0.0.1, ::1, localhost); set AllowRemote (--allow-remote) to load another host"
+	if ip := net.ParseIP(host); ip != nil {
+		if ip.IsLoopback() {
+			return nil
+		}
+		return fmt.Errorf("load: target host %s is not loopback: %s", host, hint)
+	}
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return nil
+	}
+	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	addrs, err := net.DefaultResolver.LookupIPAddr(rctx, host)
+	if err != nil {
+		return fmt.Errorf("load: target host %q: %w (%s)", host, err, hint)
+	}
+	for _, a := range addrs {
+		if !a.IP.IsLoopback() {
+			return fmt.Errorf("load: target host %q resolves to %s, which is not loopback: %s", host, a.IP, hint)
+		}
+	}
+	if len(addrs) == 0 {
+		return fmt.Errorf("load: target host %q has no address", host)
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+package pymodel
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultSwitchInterval is CPython's sys.getswitchinterval(): how long a
+// thread may keep the GIL while another thread waits for it.
+const DefaultSwitchInterval = 5 * time.Millisecond
+
+// GIL is a global interpreter lock: a real lock with FIFO hand-off. Whoever
+// holds it runs "Python code"; CPU steps hold it and call [GIL.Yield]
+// periodically, which hands it to the longest waiter once the holder has had
+// it for the switch interval. A nil *GIL, or one made with free threading, is
+// a no-op (PEP 703).
+//
+// A GIL is safe for concurrent use.
+type GIL struct {
+	interval time.Duration
+	free     bool
+
+	mu      sync.Mutex
+	held    bool
+	waiters []chan struct{}
+	since   time.Time // when the current holder took it
+
+	nwait atomic.Int64 // number of waiters (read without mu by Yield)
+
+	waitNs    atomic.Int64
+	holdNs    atomic.Int64
+	acquires  atomic.Int64
+	handoffs  atomic.Int64
+	maxWaitNs atomic.Int64
+}
+
+// NewGIL returns a GIL with the given switch interval (DefaultSwitchInterval
+// if zero or negative). If free is true the GIL never blocks anyone.
+func NewGIL(interval time.Duration, free bool) *GIL {
+	if interval <= 0 {
+		interval = DefaultSwitchInterval
+	}
+	return &GIL{interval: interval, free: free}
+}
+
+// FreeThreaded reports whether the GIL is disabled.
+func (g *GIL) FreeThreaded() bool { return g == nil || g.free }
+
+// Interval is the switch interval.
+func (g *GIL) Interval() time.Duration {
+	if g == nil {
+		return DefaultSwitchInterval
+	}
+	return g.interval
+}
+
+// Acquire takes the GIL, waiting in FIFO order behind earlier waiters.
+func (g *GIL) Acquire() {
+	if g.FreeThreaded() {
+		return
+	}
+	start := time.Now()
+	g.mu.Lock()
+	if !g.held && len(g.waiters) == 0 {
+		g.held = true
+		g.since = start
+		g.mu.Unlock()
+		g.acquires.Add(1)
+		return
+	}
+	ch := make(chan struct{})
+	g.waiters = append(g.waiters, ch)
+	g.nwait.Add(1)
+	g.mu.Unlock()
+	<-ch // ownership handed over by Release; since set there
+	w := time.Since(start).Nanoseconds()
+	g.waitNs.Add(w)
+	g.acquires.Add(1)
+	for {
+		m := g.maxWaitNs.Load()
+		if w <= m || g.maxWaitNs.CompareAndSwap(m, w) {
+			break
+		}
+	}
+}
+
+// Release gives the GIL up, handing it directly to the longest waiter.
+func (g *GIL) Release() {
+	if g.FreeThreaded() {
+		return
+	}
+	now := time.Now()
+	g.mu.Lock()
+	if !g.held {
+		g.mu.Unlock()
+		panic("pymodel: release of an unheld GIL")
+	}
+	g.holdNs.Add(now.Sub(g.since).Nanoseconds())
+	if len(g.waiters) > 0 {
+		ch := g.waiters[0]
+		g.waiters[0] = nil
+		g.waiters = g.waiters[1:]
+		g.nwait.Add(-1)
+		g.since = now
+		g.mu.Unlock()
+		close(ch)
+		return
+	}
+	g.held = false
+	g.mu.Unlock()
+}
+
+// Yield is the eval-breaker check a CPU step makes between chunks of work:
+// if the caller (the holder) has held the GIL for at least the switch
+// interval and another thread is waiting, it drops the GIL, which goes to the
+// longest waiter, and queues to take it back. It reports whether it switched.
+func (g *GIL) Yield() bool {
+	if g.FreeThreaded() || g.nwait.Load() == 0 {
+		return false
+	}
+	g.mu.Lock()
+	due := time.Since(g.since) >= g.interval && len(g.waiters) > 0
+	g.mu.Unlock()
+	if !due {
+		return false
+	}
+	g.handoffs.Add(1)
+	g.Release()
+	g.Acquire()
+	return true
+}
+
+// GILStats are cumulative counters of a GIL.
+type GILStats struct {
+	Acquires int64         // successful acquisitions
+	Handoffs int64         // forced switches after the switch interval
+	Wait     time.Duration // total time threads waited to acquire
+	MaxWait  time.Duration // longest single wait
+	Hold     time.Duration // total time the GIL was held
+}
+
+// Stats returns the counters so far.
+func (g *GIL) Stats() GILStats {
+	if g == nil {
+		return GILStats{}
+	}
+	return GILStats{
+		Acquires: g.acquires.Load(),
+		Handoffs: g.handoffs.Load(),
+		Wait:     time.Duration(g.waitNs.Load()),
+		MaxWait:  time.Duration(g.maxWaitNs.Load()),
+		Hold:     time.Duration(g.holdNs.Load()),
+	}
+}

@@ -1,0 +1,531 @@
+package pymodel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Python's pool sizes.
+const (
+	// DefaultLimiter is AnyIO's default thread limiter: 40 tokens, used by
+	// Starlette for def handlers and run_in_threadpool.
+	DefaultLimiter = 40
+)
+
+// DefaultExecutorSize is the size of asyncio's default executor and of a
+// ThreadPoolExecutor() with no max_workers: min(32, cpus+4).
+func DefaultExecutorSize(cpus int) int {
+	if cpus+4 < 32 {
+		return cpus + 4
+	}
+	return 32
+}
+
+// Server modes.
+const (
+	// ASGI is uvicorn running Starlette/FastAPI: an event loop receives
+	// every request; async handlers run on it, def handlers on the
+	// limiter's threads.
+	ASGI = "asgi"
+	// WSGI is a gunicorn gthread worker running Flask: no event loop; each
+	// request takes one of Threads threads, or waits for one.
+	WSGI = "wsgi"
+)
+
+// Config describes one modelled Python process. The zero value is a
+// uvicorn process on this machine's CPU count with Python's defaults.
+type Config struct {
+	// Mode is ASGI (default) or WSGI.
+	Mode string
+	// CPUs is the modelled CPU count (os.cpu_count()); it sizes the default
+	// executor and the process pool. 0 means runtime.NumCPU().
+	CPUs int
+	// SwitchInterval is sys.setswitchinterval; 0 means 5 ms.
+	SwitchInterval time.Duration
+	// FreeThreaded disables the GIL (PEP 703).
+	FreeThreaded bool
+	// Threads is the ASGI thread limiter (0 means 40) or the WSGI thread
+	// count (0 means 1, gunicorn's default).
+	Threads int
+	// Executor is the size of asyncio's default executor used by to_thread;
+	// 0 means min(32, CPUs+4).
+	Executor int
+	// ThreadExecutor is the size of the server's own ThreadPoolExecutor();
+	// 0 means min(32, CPUs+4).
+	ThreadExecutor int
+	// ProcessWorkers is the size of the ProcessPoolExecutor(); 0 means CPUs.
+	ProcessWorkers int
+	// StartProcessPool starts the process pool in Start rather than on the
+	// first process_executor step, so a worker that cannot start fails Start.
+	StartProcessPool bool
+	// SlowCallback is loop.slow_callback_duration; 0 means 100 ms, negative
+	// disables warnings.
+	SlowCallback time.Duration
+	// Warnings, if not nil, receives each slow-callback warning line.
+	Warnings io.Writer
+	// WorkerCommand overrides the command that starts a process-pool worker
+	// (default: this executable in worker mode). For tests of failure paths.
+	WorkerCommand []string
+}
+
+// withDefaults fills zero fields and validates the rest.
+func (c Config) withDefaults() (Config, error) {
+	if c.Mode == "" {
+		c.Mode = ASGI
+	}
+	if c.Mode != ASGI && c.Mode != WSGI {
+		return c, fmt.Errorf("pymodel: unknown mode %q (want %q or %q)", c.Mode, ASGI, WSGI)
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"CPUs", c.CPUs}, {"Threads", c.Threads}, {"Executor", c.Executor}, {"ThreadExecutor", c.ThreadExecutor}, {"ProcessWorkers", c.ProcessWorkers}} {
+		if f.v < 0 {
+			return c, fmt.Errorf("pymodel: %s must not be negative, got %d", f.name, f.v)
+		}
+	}
+	if c.SwitchInterval < 0 {
+		return c, fmt.Errorf("pymodel: SwitchInterval must not be negative, got %v", c.SwitchInterval)
+	}
+	if c.CPUs == 0 {
+		c.CPUs = runtime.NumCPU()
+	}
+	if c.SwitchInterval == 0 {
+		c.SwitchInterval = DefaultSwitchInterval
+	}
+	if c.Threads == 0 {
+		if c.Mode == ASGI {
+			c.Threads = DefaultLimiter
+		} else {
+			c.Threads = 1
+		}
+	}
+	if c.Executor == 0 {
+		c.Executor = DefaultExecutorSize(c.CPUs)
+	}
+	if c.ThreadExecutor == 0 {
+		c.ThreadExecutor = DefaultExecutorSize(c.CPUs)
+	}
+	if c.ProcessWorkers == 0 {
+		c.ProcessWorkers = c.CPUs
+	}
+	if c.SlowCallback == 0 {
+		c.SlowCallback = DefaultSlowCallback
+	}
+	return c, nil
+}
+
+// Handler is one endpoint: an async def or a def handler and its steps.
+type Handler struct {
+	// Async is true for an async def handler (runs on the event loop).
+	Async bool
+	// Steps run in order. A step's Call "" means Block.
+	Steps []Step
+	// Name labels the handler in loop warnings.
+	Name string
+}
+
+// Timing splits one request's time at the server.
+type Timing struct {
+	// Queue is the time from arrival until the handler started: waiting
+	// for the event loop, a thread-limiter token or a WSGI thread.
+	Queue time.Duration
+	// Service is the time from the handler's start to its response.
+	Service time.Duration
+}
+
+// ErrClosed is returned for requests made to a closed runtime.
+var ErrClosed = errors.New("pymodel: runtime closed")
+
+// Runtime is one modelled Python process: a GIL, an event loop (ASGI), the
+// thread limiter, the default executor, a ThreadPoolExecutor and, on first
+// use, a ProcessPoolExecutor. Create it with New, then Start; the caller must
+// call Close. Handle is safe for concurrent use.
+type Runtime struct {
+	cfg Config
+	gil *GIL
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	loop   *Loop
+
+	limiter    chan struct{}
+	executor   chan struct{}
+	threadExec chan struct{}
+
+	mu      sync.Mutex
+	started bool
+	closed  bool
+	wg      sync.WaitGroup
+	pool    *ProcessPool
+	poolErr error
+
+	cpuNs      atomic.Int64
+	requests   atomic.Int64
+	errors     atomic.Int64
+	queueNs    atomic.Int64
+	serviceNs  atomic.Int64
+	queueMaxNs atomic.Int64
+}
+
+// New validates cfg and returns a runtime that is not yet started.
+func New(cfg Config) (*Runtime, error) {
+	c, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Runtime{
+		cfg:        c,
+		gil:        NewGIL(c.SwitchInterval, c.FreeThreaded),
+		limiter:    make(chan struct{}, c.Threads),
+		executor:   make(chan struct{}, c.Executor),
+		threadExec: make(chan struct{}, c.ThreadExecutor),
+	}, nil
+}
+
+// Config returns the configuration with defaults filled in.
+func (r *Runtime) Config() Config { return r.cfg }
+
+// GIL returns the process's GIL.
+func (r *Runtime) GIL() *GIL { return r.gil }
+
+// Start starts the event loop (ASGI) and, if configured, the process pool.
+// Cancelling ctx later closes the runtime as Close does.
+func (r *Runtime) Start(ctx context.Context) error {
+	r.mu.Lock()
+	if r.started || r.closed {
+		r.mu.Unlock()
+		return errors.New("pymodel: runtime already started or closed")
+	}
+	r.started = true
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	if r.cfg.Mode == ASGI {
+		var warn func(string)
+		if w := r.cfg.Warnings; w != nil {
+			var wmu sync.Mutex
+			warn = func(s string) { wmu.Lock(); fmt.Fprintln(w, s); wmu.Unlock() }
+		}
+		r.loop = newLoop(r.gil, r.cfg.SlowCallback, warn)
+	}
+	r.mu.Unlock()
+	if r.cfg.StartProcessPool {
+		if _, err := r.processPool(ctx); err != nil {
+			r.Close()
+			return err
+		}
+	}
+	stop := context.AfterFunc(ctx, func() { r.Close() })
+	r.mu.Lock()
+	r.wg.Add(1)
+	r.mu.Unlock()
+	go func() {
+		defer r.wg.Done()
+		<-r.ctx.Done()
+		stop()
+	}()
+	return nil
+}
+
+// Close cancels every running step, stops the loop, the pools and the worker
+// processes, and waits for all of it. It is safe to call more than once.
+func (r *Runtime) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	started := r.started
+	pool := r.pool
+	r.mu.Unlock()
+	if !started {
+		return nil
+	}
+	r.cancel()
+	r.wg.Wait()
+	if r.loop != nil {
+		r.loop.close()
+	}
+	if pool != nil {
+		return pool.Close()
+	}
+	return nil
+}
+
+// goTracked runs fn on a new goroutine that Close waits for; false if closed.
+func (r *Runtime) goTracked(fn func()) bool {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return false
+	}
+	r.wg.Add(1)
+	r.mu.Unlock()
+	go func() {
+		defer r.wg.Done()
+		fn()
+	}()
+	return true
+}
+
+// processPool returns the process pool, starting it on first use.
+func (r *Runtime) processPool(ctx context.Context) (*ProcessPool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, ErrClosed
+	}
+	if r.pool != nil || r.poolErr != nil {
+		return r.pool, r.poolErr
+	}
+	p, err := NewProcessPool(ctx, PoolConfig{Workers: r.cfg.ProcessWorkers, Command: r.cfg.WorkerCommand})
+	if err != nil {
+		r.poolErr = err
+		return nil, err
+	}
+	r.pool = p
+	return p, nil
+}
+
+// ProcessPool returns the runtime's process pool if it has been started.
+func (r *Runtime) ProcessPool() *ProcessPool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pool
+}
+
+// acquireToken takes a token from sem in FIFO order, or fails with ctx.
+func acquireToken(ctx context.Context, sem chan struct{}) error {
+	select {
+	case sem <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// request is one in-flight call of Handle.
+type request struct {
+	ctx     context.Context
+	h       Handler
+	arrive  time.Time
+	started time.Time
+	once    sync.Once
+	done    chan error
+}
+
+func (q *request) start() { q.started = time.Now() }
+
+func (q *request) finish(err error) {
+	q.once.Do(func() { q.done <- err })
+}
+
+// Handle runs one request through the runtime and waits for its response.
+// In ASGI mode every request passes through the event loop; async handlers
+// run on it, def handlers on the thread limiter. In WSGI mode a def handler
+// takes one of the worker's threads; async handlers are an error.
+func (r *Runtime) Handle(ctx context.Context, h Handler) (Timing, error) {
+	r.mu.Lock()
+	ok := r.started && !r.closed
+	r.mu.Unlock()
+	if !ok {
+		return Timing{}, ErrClosed
+	}
+	if h.Async && r.cfg.Mode == WSGI {
+		return Timing{}, errors.New("pymodel: a WSGI server cannot run an async handler")
+	}
+	for i, s := range h.Steps {
+		if err := s.Validate(); err != nil {
+			return Timing{}, fmt.Errorf("step %d: %w", i+1, err)
+		}
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(r.ctx, cancel)
+	defer stop()
+
+	q := &request{ctx: rctx, h: h, arrive: time.Now(), done: make(chan error, 1)}
+	r.requests.Add(1)
+	var launched bool
+	switch {
+	case r.cfg.Mode == WSGI:
+		launched = r.goTracked(func() { q.finish(r.runThreaded(q, r.limiter)) })
+	case h.Async:
+		launched = r.loop.call(h.label(), func(t *pythread) {
+			q.start()
+			r.runOnLoop(q, 0, t)
+		})
+	default:
+		launched = r.loop.call(h.label(), func(t *pythread) {
+			if !r.goTracked(func() {
+				err := r.runThreaded(q, r.limiter)
+				if !r.loop.call(h.label(), func(*pythread) { q.finish(err) }) {
+					q.finish(ErrClosed)
+				}
+			}) {
+				q.finish(ErrClosed)
+			}
+		})
+	}
+	if !launched {
+		r.errors.Add(1)
+		return Timing{}, ErrClosed
+	}
+	var err error
+	select {
+	case err = <-q.done:
+	case <-rctx.Done():
+		err = rctx.Err()
+		if r.ctx.Err() != nil && ctx.Err() == nil {
+			err = ErrClosed
+		}
+	}
+	end := time.Now()
+	var tm Timing
+	if q.started.IsZero() || err != nil && q.started.IsZero() {
+		tm.Queue = end.Sub(q.arrive)
+	} else {
+		tm.Queue = q.started.Sub(q.arrive)
+		tm.Service = end.Sub(q.started)
+	}
+	if err != nil {
+		r.errors.Add(1)
+	} else {
+		r.queueNs.Add(tm.Queue.Nanoseconds())
+		r.serviceNs.Add(tm.Service.Nanoseconds())
+		for {
+			m := r.queueMaxNs.Load()
+			if tm.Queue.Nanoseconds() <= m || r.queueMaxNs.CompareAndSwap(m, tm.Queue.Nanoseconds()) {
+				break
+			}
+		}
+	}
+	return tm, err
+}
+
+func (h Handler) label() string {
+	if h.Name != "" {
+		return h.Name
+	}
+	kind := "def"
+	if h.Async {
+		kind = "async def"
+	}
+	w := Workload{Steps: h.Steps}
+	return fmt.Sprintf("%s handler [%s]", kind, w.Label())
+}
+
+// newThread is a fresh Python thread of this runtime.
+func (r *Runtime) newThread() *pythread { return &pythread{gil: r.gil, cpuNs: &r.cpuNs} }
+
+// runThreaded runs a def handler on a thread from sem: it waits for a token,
+// takes the GIL and runs every step blocking.
+func (r *Runtime) runThreaded(q *request, sem chan struct{}) error {
+	if err := acquireToken(q.ctx, sem); err != nil {
+		return err
+	}
+	defer func() { <-sem }()
+	q.start()
+	t := r.newThread()
+	t.acquire()
+	defer t.release()
+	for _, s := range q.h.Steps {
+		if err := r.callBlocking(q.ctx, t, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// callBlocking runs s from a thread that waits for it: plain and awaited
+// calls run on the thread itself; offloaded calls wait, without the GIL, for
+// the pool to run them.
+func (r *Runtime) callBlocking(ctx context.Context, t *pythread, s Step) error {
+	switch s.Call {
+	case "", Block, Await:
+		return t.run(ctx, s)
+	}
+	t.release()
+	defer t.acquire()
+	return r.offload(ctx, s)
+}
+
+// offload runs s on the pool its Call names and waits for it.
+func (r *Runtime) offload(ctx context.Context, s Step) error {
+	var sem chan struct{}
+	switch s.Call {
+	case ToThread:
+		sem = r.executor
+	case Threadpool:
+		sem = r.limiter
+	case ThreadExecutor:
+		sem = r.threadExec
+	case ProcessExecutor:
+		p, err := r.processPool(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = p.Run(ctx, s)
+		return err
+	default:
+		return fmt.Errorf("pymodel: step %s: cannot offload with call %q", s.Label(), s.Call)
+	}
+	if err := acquireToken(ctx, sem); err != nil {
+		return err
+	}
+	defer func() { <-sem }()
+	t := r.newThread()
+	t.acquire()
+	defer t.release()
+	return t.run(ctx, s)
+}
+
+// runOnLoop runs an async handler's steps from index i inside a loop
+// callback, until one yields (awaited I/O or an offload) or all are done.
+func (r *Runtime) runOnLoop(q *request, i int, t *pythread) {
+	for ; i < len(q.h.Steps); i++ {
+		s := q.h.Steps[i]
+		call := s.Call
+		if call == "" || call == Block || (call == Await && !s.IsIO()) {
+			if err := t.run(q.ctx, s); err != nil {
+				q.finish(err)
+				return
+			}
+			continue
+		}
+		next := i + 1
+		var work func() error
+		if call == Await {
+			work = func() error { return runIO(q.ctx, s) }
+		} else {
+			work = func() error { return r.offload(q.ctx, s) }
+		}
+		if !r.goTracked(func() {
+			err := work()
+			if !r.loop.call(q.h.label(), func(t *pythread) {
+				if err != nil {
+					q.finish(err)
+					return
+				}
+				r.runOnLoop(q, next, t)
+			}) {
+				q.finish(ErrClosed)
+			}
+		}) {
+			q.finish(ErrClosed)
+		}
+		return
+	}
+	q.finish(nil)
+}

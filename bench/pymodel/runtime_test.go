@@ -1,0 +1,241 @@
+package pymodel_test
+
+import (
+	"context"
+	"math"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/conclab/conclab/bench/pymodel"
+)
+
+// wait is the scaled-down 1 s wait of the sources (never below 100 ms).
+const wait = 200 * time.Millisecond
+
+func startRuntime(t *testing.T, cfg pymodel.Config) *pymodel.Runtime {
+	t.Helper()
+	rt, err := pymodel.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	return rt
+}
+
+// burst sends n requests at once and returns the time until the last one
+// finished.
+func burst(t *testing.T, rt *pymodel.Runtime, n int, h pymodel.Handler) time.Duration {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := rt.Handle(ctx, h); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("request failed: %v", err)
+	}
+	return time.Since(start)
+}
+
+func within(t *testing.T, what string, got time.Duration, waves float64) {
+	t.Helper()
+	want := time.Duration(waves * float64(wait))
+	if math.Abs(float64(got-want)) > 0.1*float64(want) {
+		t.Errorf("%s took %v; want %v (%.0f waits) ±10%%", what, got, want, waves)
+	}
+}
+
+func sleepStep(call pymodel.Call) pymodel.Step {
+	s := pymodel.Sleep(wait)
+	s.Call = call
+	return s
+}
+
+// Source 001: ten concurrent 1 s waits against each endpoint.
+func TestSource001(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		cfg   pymodel.Config
+		n     int
+		h     pymodel.Handler
+		waves float64
+	}{
+		{"/sync-sleep", pymodel.Config{}, 10, pymodel.Handler{Steps: []pymodel.Step{sleepStep(pymodel.Block)}}, 1},
+		{"/async-block", pymodel.Config{}, 10, pymodel.Handler{Async: true, Steps: []pymodel.Step{sleepStep(pymodel.Block)}}, 10},
+		{"/async-ok", pymodel.Config{}, 10, pymodel.Handler{Async: true, Steps: []pymodel.Step{sleepStep(pymodel.Await)}}, 1},
+		{"/offload 8 CPUs", pymodel.Config{CPUs: 8}, 10, pymodel.Handler{Async: true, Steps: []pymodel.Step{sleepStep(pymodel.ToThread)}}, 1},
+		{"/offload 2 CPUs", pymodel.Config{CPUs: 2}, 10, pymodel.Handler{Async: true, Steps: []pymodel.Step{sleepStep(pymodel.ToThread)}}, 2},
+		{"/sync-sleep x100", pymodel.Config{}, 100, pymodel.Handler{Steps: []pymodel.Step{sleepStep(pymodel.Block)}}, 3},
+		{"flask 1w x 5t", pymodel.Config{Mode: pymodel.WSGI, Threads: 5}, 10, pymodel.Handler{Steps: []pymodel.Step{sleepStep(pymodel.Block)}}, 2},
+		{"flask 1w x 10t", pymodel.Config{Mode: pymodel.WSGI, Threads: 10}, 10, pymodel.Handler{Steps: []pymodel.Step{sleepStep(pymodel.Block)}}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			rt := startRuntime(t, c.cfg)
+			within(t, c.name, burst(t, rt, c.n, c.h), c.waves)
+		})
+	}
+}
+
+func TestAsyncBlockWarnsAndMeasuresLoop(t *testing.T) {
+	t.Parallel()
+	rt := startRuntime(t, pymodel.Config{})
+	burst(t, rt, 3, pymodel.Handler{Async: true, Steps: []pymodel.Step{sleepStep(pymodel.Block)}})
+	st := rt.Stats()
+	if st.Loop.SlowCallbacks != 3 || len(st.Loop.Warnings) != 3 {
+		t.Errorf("slow callbacks = %d, warnings %q; want 3", st.Loop.SlowCallbacks, st.Loop.Warnings)
+	}
+	if st.Loop.MaxCallback < wait || st.Loop.Busy < 3*wait {
+		t.Errorf("loop max %v busy %v; want ≥ %v and ≥ %v", st.Loop.MaxCallback, st.Loop.Busy, wait, 3*wait)
+	}
+	// The third request queued behind two blocked callbacks.
+	if st.QueueMax < 2*wait*9/10 {
+		t.Errorf("max queue wait %v; want about %v", st.QueueMax, 2*wait)
+	}
+}
+
+// CPU-bound work under the GIL: N threads take as long as serial; without
+// the GIL (free-threaded) they run in parallel on the machine's cores.
+func TestGILSerialisesCPU(t *testing.T) {
+	const n = 4
+	step := pymodel.Burn(100 * time.Millisecond)
+	h := pymodel.Handler{Steps: []pymodel.Step{step}}
+
+	serialRT := startRuntime(t, pymodel.Config{Mode: pymodel.WSGI, Threads: 1})
+	serial := burst(t, serialRT, n, h)
+	gilRT := startRuntime(t, pymodel.Config{Mode: pymodel.WSGI, Threads: n})
+	threaded := burst(t, gilRT, n, h)
+	if r := float64(serial) / float64(threaded); r > 1.25 {
+		t.Errorf("GIL: %d threads took %v, serial %v: speed-up %.2fx; want ≈ 1x", n, threaded, serial, r)
+	}
+	gs := gilRT.GIL().Stats()
+	if gs.Handoffs == 0 || gs.Wait == 0 {
+		t.Errorf("GIL stats %+v: want forced hand-offs and waiting", gs)
+	}
+	freeRT := startRuntime(t, pymodel.Config{Mode: pymodel.WSGI, Threads: n, FreeThreaded: true})
+	nogilRT := startRuntime(t, pymodel.Config{Mode: pymodel.WSGI, Threads: n})
+	expectSpeedup(t, "free-threaded", 1.5,
+		func() time.Duration { return burst(t, serialRT, n, h) },
+		func() time.Duration { return burst(t, freeRT, n, h) })
+	expectSpeedup(t, "GIL-releasing step", 1.5,
+		func() time.Duration { return burst(t, serialRT, n, h) },
+		func() time.Duration {
+			return burst(t, nogilRT, n, pymodel.Handler{Steps: []pymodel.Step{pymodel.BurnNoGIL(100 * time.Millisecond)}})
+		})
+}
+
+// expectSpeedup checks that parallel is at least want times faster than
+// serial. The machine is shared, so it measures up to three interleaved
+// rounds and passes on the best; if all fail while the machine is
+// overloaded (load average above the core count) it skips, saying so.
+func expectSpeedup(t *testing.T, what string, want float64, serial, parallel func() time.Duration) {
+	t.Helper()
+	var got []float64
+	for round := 0; round < 3; round++ {
+		s, p := serial(), parallel()
+		r := float64(s) / float64(p)
+		got = append(got, r)
+		if r >= want {
+			t.Logf("%s: serial %v, parallel %v: %.2fx", what, s, p, r)
+			return
+		}
+	}
+	if load := loadAverage(); load > float64(runtime.NumCPU()) {
+		t.Skipf("%s: speed-ups %.2f below %.1fx, but the machine is overloaded (load %.1f on %d CPUs)", what, got, want, load, runtime.NumCPU())
+	}
+	t.Errorf("%s: speed-ups %.2f; want ≥ %.1fx", what, got, want)
+}
+
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
+}
+
+func TestSwitchIntervalBoundsWait(t *testing.T) {
+	t.Parallel()
+	rt := startRuntime(t, pymodel.Config{Mode: pymodel.WSGI, Threads: 3})
+	burst(t, rt, 3, pymodel.Handler{Steps: []pymodel.Step{pymodel.CPU(20_000_000)}})
+	gs := rt.GIL().Stats()
+	// Any wait is at most ~two holders' intervals, plus scheduling slack.
+	if gs.MaxWait > 100*time.Millisecond {
+		t.Errorf("max GIL wait %v with a 5 ms switch interval", gs.MaxWait)
+	}
+}
+
+func TestConfigRejectsNegative(t *testing.T) {
+	t.Parallel()
+	for _, c := range []pymodel.Config{{CPUs: -1}, {Threads: -2}, {Executor: -1}, {ProcessWorkers: -1}, {SwitchInterval: -time.Millisecond}, {Mode: "cgi"}} {
+		if _, err := pymodel.New(c); err == nil {
+			t.Errorf("New(%+v) = nil error; want one", c)
+		}
+	}
+}
+
+func TestWSGIRejectsAsync(t *testing.T) {
+	t.Parallel()
+	rt := startRuntime(t, pymodel.Config{Mode: pymodel.WSGI})
+	if _, err := rt.Handle(context.Background(), pymodel.Handler{Async: true, Steps: []pymodel.Step{pymodel.Sleep(time.Millisecond)}}); err == nil {
+		t.Error("async handler on WSGI: want error")
+	}
+}
+
+func TestCloseAbortsRunning(t *testing.T) {
+	t.Parallel()
+	rt, err := pymodel.New(pymodel.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := rt.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := rt.Handle(context.Background(), pymodel.Handler{Async: true, Steps: []pymodel.Step{pymodel.Sleep(time.Hour)}})
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("request survived cancel")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("cancel did not end the request")
+	}
+	rt.Close()
+	rt.Close()
+	if _, err := rt.Handle(context.Background(), pymodel.Handler{Steps: []pymodel.Step{pymodel.Sleep(time.Millisecond)}}); err == nil {
+		t.Error("Handle after Close succeeded")
+	}
+}

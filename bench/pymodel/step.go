@@ -1,0 +1,325 @@
+package pymodel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Step kinds understood by the runtime. Workload primitives (image, database,
+// print, downstream) are added by the strategy package as custom steps.
+const (
+	KindSleep  = "sleep"  // an I/O wait of Duration: time.sleep / asyncio.sleep
+	KindCPU    = "cpu"    // sum of squares of 0..N-1, computed for real
+	KindBurn   = "burn"   // burn Duration of CPU time on the calling thread
+	KindCustom = "custom" // call Func
+)
+
+// Call is how a handler invokes a step.
+type Call string
+
+// The ways a step can be called. The zero value means "the strategy's
+// default" and resolves to Block when nothing else is set.
+const (
+	// Block calls the step plainly: in an async handler it runs on the event
+	// loop and blocks it (time.sleep inside async def).
+	Block Call = "block"
+	// Await awaits the step: an I/O step yields the loop until it is done
+	// (await asyncio.sleep). A CPU step cannot be awaited and runs as Block,
+	// just as an async def with no await inside does.
+	Await Call = "await"
+	// ToThread is asyncio.to_thread or loop.run_in_executor(None, ...): the
+	// step runs on asyncio's default executor, min(32, CPUs+4) threads.
+	ToThread Call = "to_thread"
+	// Threadpool is Starlette's run_in_threadpool: AnyIO's worker threads
+	// behind the 40-token limiter shared with def handlers.
+	Threadpool Call = "threadpool"
+	// ThreadExecutor is run_in_executor on a ThreadPoolExecutor() of the
+	// server's own, default size min(32, CPUs+4).
+	ThreadExecutor Call = "thread_executor"
+	// ProcessExecutor is run_in_executor on a ProcessPoolExecutor(): the step
+	// and its payload are serialised through a pipe to a worker process.
+	ProcessExecutor Call = "process_executor"
+)
+
+// ParseCall converts a call name; "" is accepted and means the default.
+func ParseCall(s string) (Call, error) {
+	switch c := Call(s); c {
+	case "", Block, Await, ToThread, Threadpool, ThreadExecutor, ProcessExecutor:
+		return c, nil
+	}
+	return "", fmt.Errorf("pymodel: unknown call %q (want block, await, to_thread, threadpool, thread_executor or process_executor)", s)
+}
+
+// Step is one piece of work inside a handler. It is a plain value: a cell can
+// print it and change its fields.
+type Step struct {
+	// Kind is KindSleep, KindCPU, KindBurn or KindCustom.
+	Kind string `json:"kind"`
+	// Name labels the step in errors and warnings; optional.
+	Name string `json:"name,omitempty"`
+	// Duration is the sleep of a sleep step or the CPU time of a burn step.
+	Duration time.Duration `json:"duration,omitempty"`
+	// N is the bound of a cpu step: sum of i*i for i in [0, N).
+	N int `json:"n,omitempty"`
+	// IO marks a custom step as an I/O wait: it releases the GIL and can
+	// be awaited. Sleep steps are always I/O; cpu and burn never.
+	IO bool `json:"io,omitempty"`
+	// ReleasesGIL makes a CPU step run without holding the GIL, as C
+	// extension code that releases it does (Pillow's image operations).
+	ReleasesGIL bool `json:"releases_gil,omitempty"`
+	// Call overrides how the handler calls this step; "" uses the
+	// strategy's default for CPU or I/O steps.
+	Call Call `json:"call,omitempty"`
+	// Payload is the number of bytes of arguments (and of result) this
+	// step pickles when sent to a process pool. Zero sends only the step.
+	Payload int `json:"payload,omitempty"`
+	// Func is the work of a custom step. It must honour ctx. Custom steps
+	// run in this process only: they cannot go to a process pool or a
+	// prefork worker. A custom step that is not IO holds the GIL for its
+	// whole run (no forced hand-off), like C code that keeps the GIL.
+	Func func(ctx context.Context) error `json:"-"`
+}
+
+// Sleep is an I/O wait of d.
+func Sleep(d time.Duration) Step { return Step{Kind: KindSleep, Duration: d} }
+
+// CPU computes the sum of squares of 0..n-1 (source 003 uses 10,000,000).
+func CPU(n int) Step { return Step{Kind: KindCPU, N: n} }
+
+// Burn burns d of CPU time on the calling thread, holding the GIL. Use it to
+// calibrate a step against a measured CPython cost.
+func Burn(d time.Duration) Step { return Step{Kind: KindBurn, Duration: d} }
+
+// BurnNoGIL burns d of CPU time without holding the GIL (C extension code).
+func BurnNoGIL(d time.Duration) Step {
+	return Step{Kind: KindBurn, Duration: d, ReleasesGIL: true}
+}
+
+// Custom wraps a Go function as a step; io says whether it is an I/O wait
+// (releases the GIL, can be awaited) or CPU work.
+func Custom(name string, io bool, fn func(ctx context.Context) error) Step {
+	return Step{Kind: KindCustom, Name: name, IO: io, Func: fn}
+}
+
+// IsIO reports whether the step is an I/O wait.
+func (s Step) IsIO() bool { return s.Kind == KindSleep || (s.Kind == KindCustom && s.IO) }
+
+// Label is a short description such as "sleep=1s" or "cpu=10000000".
+func (s Step) Label() string {
+	var b strings.Builder
+	switch s.Kind {
+	case KindSleep, KindBurn:
+		fmt.Fprintf(&b, "%s=%v", s.Kind, s.Duration)
+	case KindCPU:
+		fmt.Fprintf(&b, "cpu=%d", s.N)
+	default:
+		if s.Name != "" {
+			b.WriteString(s.Name)
+		} else {
+			b.WriteString(s.Kind)
+		}
+	}
+	if s.ReleasesGIL {
+		b.WriteString(":nogil")
+	}
+	if s.Call != "" {
+		b.WriteString(":" + string(s.Call))
+	}
+	return b.String()
+}
+
+// String is Label.
+func (s Step) String() string { return s.Label() }
+
+// Validate reports a step that cannot run, naming what is wrong.
+func (s Step) Validate() error {
+	switch s.Kind {
+	case KindSleep, KindBurn:
+		if s.Duration <= 0 {
+			return fmt.Errorf("pymodel: %s step: duration must be positive, got %v", s.Kind, s.Duration)
+		}
+	case KindCPU:
+		if s.N <= 0 {
+			return fmt.Errorf("pymodel: cpu step: n must be positive, got %d", s.N)
+		}
+	case KindCustom:
+		if s.Func == nil {
+			return fmt.Errorf("pymodel: custom step %q has no Func", s.Name)
+		}
+	case "":
+		return errors.New("pymodel: step has no kind")
+	default:
+		return fmt.Errorf("pymodel: unknown step kind %q (want sleep, cpu, burn or custom)", s.Kind)
+	}
+	if s.Payload < 0 {
+		return fmt.Errorf("pymodel: step %s: payload must not be negative, got %d", s.Label(), s.Payload)
+	}
+	if _, err := ParseCall(string(s.Call)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Portable reports whether the step can be serialised to another process.
+func (s Step) Portable() bool { return s.Kind != KindCustom }
+
+// Workload is what a handler does: its steps, in order.
+type Workload struct {
+	Name  string `json:"name,omitempty"`
+	Steps []Step `json:"steps"`
+}
+
+// Validate checks every step.
+func (w Workload) Validate() error {
+	if len(w.Steps) == 0 {
+		return errors.New("pymodel: workload has no steps")
+	}
+	for i, s := range w.Steps {
+		if err := s.Validate(); err != nil {
+			return fmt.Errorf("step %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+// Label is the workload's Name, or its steps' labels joined by commas.
+func (w Workload) Label() string {
+	if w.Name != "" {
+		return w.Name
+	}
+	parts := make([]string, len(w.Steps))
+	for i, s := range w.Steps {
+		parts[i] = s.Label()
+	}
+	return strings.Join(parts, ",")
+}
+
+// String is Label.
+func (w Workload) String() string { return w.Label() }
+
+// ParseWorkload parses a workload spec: steps separated by commas, each
+// KIND=VALUE with optional :OPTION suffixes. Kinds: sleep=DURATION,
+// cpu=N, burn=DURATION. Options: nogil (the step releases the GIL) and a
+// call name (block, await, to_thread, threadpool, thread_executor,
+// process_executor). Example: "sleep=1s:await,cpu=10000000".
+func ParseWorkload(spec string) (Workload, error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return Workload{}, errors.New("pymodel: empty workload spec")
+	}
+	var w Workload
+	for _, item := range strings.Split(spec, ",") {
+		s, err := ParseStep(item)
+		if err != nil {
+			return Workload{}, err
+		}
+		w.Steps = append(w.Steps, s)
+	}
+	return w, w.Validate()
+}
+
+// ParseStep parses one KIND=VALUE[:OPTION...] item of a workload spec.
+func ParseStep(item string) (Step, error) {
+	item = strings.TrimSpace(item)
+	parts := strings.Split(item, ":")
+	kind, val, ok := strings.Cut(parts[0], "=")
+	if !ok {
+		return Step{}, fmt.Errorf("pymodel: workload step %q: want KIND=VALUE", item)
+	}
+	var s Step
+	switch kind {
+	case KindSleep, KindBurn:
+		d, err := time.ParseDuration(val)
+		if err != nil {
+			return Step{}, fmt.Errorf("pymodel: workload step %q: %w", item, err)
+		}
+		s = Step{Kind: kind, Duration: d}
+	case KindCPU:
+		n, err := strconv.Atoi(strings.ReplaceAll(val, "_", ""))
+		if err != nil {
+			return Step{}, fmt.Errorf("pymodel: workload step %q: bad n: %w", item, err)
+		}
+		s = Step{Kind: KindCPU, N: n}
+	default:
+		return Step{}, fmt.Errorf("pymodel: unknown workload step kind %q in %q (want sleep, cpu or burn)", kind, item)
+	}
+	for _, opt := range parts[1:] {
+		if opt == "nogil" {
+			s.ReleasesGIL = true
+			continue
+		}
+		c, err := ParseCall(opt)
+		if err != nil {
+			return Step{}, fmt.Errorf("workload step %q: %w", item, err)
+		}
+		s.Call = c
+	}
+	return s, s.Validate()
+}
+
+// MarshalWorkload serialises a workload for another process; custom steps
+// cannot be serialised.
+func MarshalWorkload(w Workload) ([]byte, error) {
+	for _, s := range w.Steps {
+		if !s.Portable() {
+			return nil, fmt.Errorf("pymodel: step %s is a Go function of this process and cannot run in a worker process", s.Label())
+		}
+	}
+	return json.Marshal(w)
+}
+
+var sink atomic.Uint64 // keeps CPU work from being optimised away
+
+const chunk = 1 << 14 // iterations between GIL checks (~10 µs)
+
+// sumSquares computes sum(i*i for i in range(n)) in chunks, calling check
+// between chunks; check returns an error to abort.
+func sumSquares(n int, check func() error) (uint64, error) {
+	var s uint64
+	for i := 0; i < n; {
+		end := i + chunk
+		if end > n {
+			end = n
+		}
+		for ; i < end; i++ {
+			u := uint64(i)
+			s += u * u
+		}
+		if err := check(); err != nil {
+			return s, err
+		}
+	}
+	sink.Add(s)
+	return s, nil
+}
+
+// burnCPU spins until the calling OS thread has consumed d of CPU time,
+// calling check between chunks. The goroutine is locked to its thread.
+func burnCPU(d time.Duration, check func() error) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	start := threadCPU()
+	var s uint64
+	for x := uint64(1); ; {
+		for i := 0; i < chunk/4; i++ {
+			x = x*6364136223846793005 + 1442695040888963407
+			s += x >> 33
+		}
+		if threadCPU()-start >= d {
+			break
+		}
+		if err := check(); err != nil {
+			sink.Add(s)
+			return err
+		}
+	}
+	sink.Add(s)
+	return nil
+}

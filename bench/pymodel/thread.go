@@ -1,0 +1,118 @@
+package pymodel
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"time"
+)
+
+// pythread is one Python thread: it either holds its process's GIL or not.
+// A pythread is used by one goroutine at a time.
+type pythread struct {
+	gil   *GIL
+	holds bool
+	cpuNs *atomic.Int64 // where measured step CPU time is added; may be nil
+}
+
+func (t *pythread) acquire() {
+	if !t.holds {
+		t.gil.Acquire()
+		t.holds = true
+	}
+}
+
+func (t *pythread) release() {
+	if t.holds {
+		t.gil.Release()
+		t.holds = false
+	}
+}
+
+// run executes s on this thread, blocking: I/O waits and GIL-releasing work
+// run without the GIL (taken back afterwards, as CPython does on return to
+// Python code); other CPU work holds it with forced hand-offs.
+func (t *pythread) run(ctx context.Context, s Step) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	holding := t.holds
+	if s.IsIO() || s.ReleasesGIL {
+		t.release()
+		if holding {
+			defer t.acquire()
+		}
+	} else {
+		t.acquire()
+	}
+	if s.IsIO() {
+		return runIO(ctx, s)
+	}
+	check := func() error { return ctx.Err() }
+	if !s.ReleasesGIL && !t.gil.FreeThreaded() {
+		check = func() error {
+			t.gil.Yield()
+			return ctx.Err()
+		}
+	}
+	runtime.LockOSThread()
+	start := threadCPU()
+	err := runCPU(ctx, s, check)
+	if t.cpuNs != nil {
+		t.cpuNs.Add(int64(threadCPU() - start))
+	}
+	runtime.UnlockOSThread()
+	return err
+}
+
+// runIO performs an I/O step without touching the GIL.
+func runIO(ctx context.Context, s Step) error {
+	switch s.Kind {
+	case KindSleep:
+		return sleepCtx(ctx, s.Duration)
+	case KindCustom:
+		return callCustom(ctx, s)
+	}
+	return fmt.Errorf("pymodel: step %s is not I/O", s.Label())
+}
+
+// runCPU performs a CPU step, calling check between chunks.
+func runCPU(ctx context.Context, s Step, check func() error) error {
+	switch s.Kind {
+	case KindCPU:
+		_, err := sumSquares(s.N, check)
+		return err
+	case KindBurn:
+		return burnCPU(s.Duration, check)
+	case KindCustom:
+		return callCustom(ctx, s)
+	}
+	return fmt.Errorf("pymodel: step %s is not CPU work", s.Label())
+}
+
+func callCustom(ctx context.Context, s Step) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("pymodel: custom step %s panicked: %v", s.Label(), r)
+		}
+	}()
+	if s.Func == nil {
+		return fmt.Errorf("pymodel: custom step %s has no Func", s.Label())
+	}
+	if err := s.Func(ctx); err != nil {
+		return fmt.Errorf("step %s: %w", s.Label(), err)
+	}
+	return nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,5 @@
+package workload_test
+
+import "strings"
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }

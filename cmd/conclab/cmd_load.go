@@ -1,0 +1,337 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/conclab/conclab/bench/frame"
+	"github.com/conclab/conclab/bench/load"
+)
+
+func init() {
+	register(command{name: "load", summary: "drive an HTTP target with a load model; k6-style summary", run: runLoad})
+}
+
+// multiFlag collects a repeatable flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+const loadUsage = `usage: conclab load URL [flags]
+
+Drives URL (loopback only unless --allow-remote) and prints a k6-style summary.
+Models: closed VUs for a duration (default), -n total requests, --rate R for an
+open arrival rate (latency from each request's intended start, the uncorrected
+figure beside it), --burst for -n requests at once.
+
+flags:
+`
+
+type loadFlags struct {
+	c, n                         int
+	d, think, timeout, grace     time.Duration
+	rate                         float64
+	poisson, burst               bool
+	method, body, html           string
+	files, headers, labels       multiFlag
+	jsonOut, allowRemote, phases bool
+	newConn, quiet, cSet         bool
+	strategy, workload           string
+}
+
+func parseLoadFlags(args []string, stderr io.Writer) (*loadFlags, string, error) {
+	fs := flag.NewFlagSet("load", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := &loadFlags{}
+	fs.IntVar(&f.c, "c", 10, "concurrency: VUs (closed); with --rate the maximum connections in flight (default 1000); ignored with --burst")
+	fs.DurationVar(&f.d, "d", 0, "duration (default 10s unless -n is given)")
+	fs.IntVar(&f.n, "n", 0, "total requests (instead of -d); with --burst the burst size")
+	fs.Float64Var(&f.rate, "rate", 0, "open model: requests per second (coordinated-omission corrected)")
+	fs.BoolVar(&f.poisson, "poisson", false, "with --rate: Poisson arrivals instead of evenly spaced")
+	fs.BoolVar(&f.burst, "burst", false, "send -n requests at once, each on a new connection")
+	fs.DurationVar(&f.think, "think", 0, "closed model: think time after each response")
+	fs.DurationVar(&f.timeout, "timeout", load.DefaultTimeout, "per-request timeout")
+	fs.DurationVar(&f.grace, "grace", load.DefaultGracefulStop, "graceful stop: time for requests in flight to finish")
+	fs.StringVar(&f.method, "m", "", "HTTP method (default GET, or POST with --body/--file)")
+	fs.StringVar(&f.body, "body", "", "file whose content is the request body")
+	fs.Var(&f.files, "file", "FIELD=PATH: multipart file upload (repeatable)")
+	fs.Var(&f.headers, "H", "'Name: value' request header (repeatable)")
+	fs.Var(&f.labels, "label", "KEY=VALUE label for the result frames (repeatable)")
+	fs.StringVar(&f.strategy, "strategy", "", "strategy label")
+	fs.StringVar(&f.workload, "workload", "", "workload label")
+	fs.BoolVar(&f.jsonOut, "json", false, "write the summary, series and distribution frames as JSON to stdout")
+	fs.StringVar(&f.html, "html", "", "write an HTML report to FILE")
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a target that is not loopback")
+	fs.BoolVar(&f.phases, "phases", false, "record connect / wait / read phase timings")
+	fs.BoolVar(&f.newConn, "new-conn", false, "a new connection per request (no keep-alive)")
+	fs.BoolVar(&f.quiet, "q", false, "no progress bar")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, loadUsage)
+		fs.PrintDefaults()
+	}
+	// Accept the URL before or after the flags.
+	var url string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		url, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, "", err
+	}
+	rest := fs.Args()
+	if url == "" && len(rest) > 0 {
+		url, rest = rest[0], rest[1:]
+		if err := fs.Parse(rest); err != nil {
+			return nil, "", err
+		}
+		rest = fs.Args()
+	}
+	if len(rest) > 0 {
+		return nil, "", fmt.Errorf("unexpected argument %q (one URL only)", rest[0])
+	}
+	if url == "" {
+		fs.Usage()
+		return nil, "", fmt.Errorf("no target URL")
+	}
+	seen := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { seen[fl.Name] = true })
+	switch {
+	case f.c <= 0:
+		return nil, "", fmt.Errorf("-c must be positive, got %d", f.c)
+	case seen["d"] && f.d <= 0:
+		return nil, "", fmt.Errorf("-d must be positive, got %v", f.d)
+	case seen["n"] && f.n <= 0:
+		return nil, "", fmt.Errorf("-n must be positive, got %d", f.n)
+	case seen["rate"] && (f.rate <= 0 || math.IsNaN(f.rate) || math.IsInf(f.rate, 0)):
+		return nil, "", fmt.Errorf("--rate must be a positive number, got %v", f.rate)
+	case f.think < 0:
+		return nil, "", fmt.Errorf("--think must not be negative, got %v", f.think)
+	case f.timeout <= 0:
+		return nil, "", fmt.Errorf("--timeout must be positive, got %v", f.timeout)
+	case f.burst && f.n == 0:
+		return nil, "", fmt.Errorf("--burst needs -n (the burst size)")
+	case f.burst && (f.rate > 0 || seen["d"]):
+		return nil, "", fmt.Errorf("--burst cannot be combined with --rate or -d")
+	case f.poisson && f.rate == 0:
+		return nil, "", fmt.Errorf("--poisson needs --rate")
+	case f.think > 0 && f.rate > 0:
+		return nil, "", fmt.Errorf("--think applies to the closed model, not --rate")
+	case seen["d"] && seen["n"] && f.rate == 0:
+		return nil, "", fmt.Errorf("give -d or -n, not both")
+	case f.body != "" && len(f.files) > 0:
+		return nil, "", fmt.Errorf("give --body or --file, not both")
+	}
+	f.cSet = seen["c"]
+	if f.d == 0 && f.n == 0 {
+		f.d = 10 * time.Second
+	}
+	return f, url, nil
+}
+
+func (f *loadFlags) model() load.Model {
+	switch {
+	case f.burst:
+		return load.Burst{N: f.n}
+	case f.rate > 0:
+		d := f.d
+		if d == 0 {
+			d = time.Duration(float64(f.n) / f.rate * float64(time.Second))
+		}
+		inFlight := 0 // DefaultMaxInFlight unless -c caps it
+		if f.cSet {
+			inFlight = f.c
+		}
+		return load.Open{Rate: f.rate, Duration: d, Poisson: f.poisson, MaxInFlight: inFlight}
+	case f.n > 0:
+		return load.Closed{VUs: f.c, Total: f.n, Think: f.think}
+	}
+	return load.Closed{VUs: f.c, Duration: f.d, Think: f.think}
+}
+
+func (f *loadFlags) target(url string) (load.Target, error) {
+	t := load.Target{URL: url, Method: f.method}
+	if f.body != "" {
+		b, err := os.ReadFile(f.body)
+		if err != nil {
+			return t, fmt.Errorf("--body: %w", err)
+		}
+		t.Body = b
+	}
+	for _, spec := range f.files {
+		field, path, ok := strings.Cut(spec, "=")
+		if !ok || field == "" || path == "" {
+			return t, fmt.Errorf("--file %q: want FIELD=PATH", spec)
+		}
+		if _, err := os.Stat(path); err != nil {
+			return t, fmt.Errorf("--file %s: %w", field, err)
+		}
+		t.Files = append(t.Files, load.File{Field: field, Path: path})
+	}
+	for _, h := range f.headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return t, fmt.Errorf("-H %q: want 'Name: value'", h)
+		}
+		if t.Header == nil {
+			t.Header = http.Header{}
+		}
+		t.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	return t, nil
+}
+
+func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	f, url, err := parseLoadFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0, nil
+	}
+	if err != nil {
+		return 2, err
+	}
+	t, err := f.target(url)
+	if err != nil {
+		return 2, err
+	}
+	opts := load.Options{
+		Timeout:           f.timeout,
+		GracefulStop:      f.grace,
+		AllowRemote:       f.allowRemote,
+		PhaseTimings:      f.phases,
+		NewConnPerRequest: f.newConn,
+		Strategy:          f.strategy,
+		Workload:          f.workload,
+		Labels:            map[string]string{},
+	}
+	if f.grace == 0 {
+		opts.GracefulStop = -1
+	}
+	for _, l := range f.labels {
+		k, v, ok := strings.Cut(l, "=")
+		if !ok || k == "" {
+			return 2, fmt.Errorf("--label %q: want KEY=VALUE", l)
+		}
+		opts.Labels[k] = v
+	}
+	if f.html != "" {
+		if err := htmlAvailable(); err != nil {
+			return 2, err
+		}
+	}
+	var bar *progressBar
+	if !f.quiet && !f.jsonOut && isTerminal(stdout) {
+		bar = &progressBar{w: stdout}
+		opts.Progress = bar.update
+	}
+	m := f.model()
+	res, runErr := load.Run(ctx, t, m, opts)
+	if bar != nil {
+		bar.clear()
+	}
+	if res == nil {
+		return 2, runErr
+	}
+	if f.jsonOut {
+		out := struct {
+			Summary      *frame.Frame `json:"summary"`
+			Series       *frame.Frame `json:"series"`
+			Distribution *frame.Frame `json:"distribution"`
+			Warnings     []string     `json:"warnings"`
+			Errors       []string     `json:"errors"`
+		}{res.Summary(), res.Series(), res.Distribution(), nonNil(res.Warnings), nonNil(res.ErrorSamples)}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", " ")
+		if err := enc.Encode(out); err != nil {
+			return 1, fmt.Errorf("--json: %w", err)
+		}
+	} else {
+		fmt.Fprintf(stdout, "\n     target: %s %s\n%s\n", methodOf(t), url, res)
+	}
+	if f.html != "" {
+		if err := writeHTMLReport(f.html, url, res); err != nil {
+			return 1, err
+		}
+	}
+	if runErr != nil {
+		return 1, runErr
+	}
+	return 0, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func methodOf(t load.Target) string {
+	switch {
+	case t.Method != "":
+		return strings.ToUpper(t.Method)
+	case len(t.Body) > 0 || len(t.Files) > 0:
+		return "POST"
+	}
+	return "GET"
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// progressBar draws a one-line k6-style bar, redrawn in place.
+type progressBar struct {
+	mu    sync.Mutex
+	w     io.Writer
+	drawn bool
+}
+
+func (b *progressBar) update(p load.Progress) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	frac := -1.0
+	switch {
+	case p.Duration > 0:
+		frac = p.Elapsed.Seconds() / p.Duration.Seconds()
+	case p.Planned > 0:
+		frac = float64(p.Done) / float64(p.Planned)
+	}
+	const width = 30
+	bar := strings.Repeat("-", width)
+	if frac >= 0 {
+		frac = math.Min(frac, 1)
+		n := int(frac * width)
+		bar = strings.Repeat("=", n) + strings.Repeat("-", width-n)
+	}
+	rps := 0.0
+	if p.Elapsed > 0 {
+		rps = float64(p.Done) / p.Elapsed.Seconds()
+	}
+	fmt.Fprintf(b.w, "\r\033[K  [%s] %6.1fs  %d reqs  %d errors  %.0f/s", bar, p.Elapsed.Seconds(), p.Done, p.Errors, rps)
+	b.drawn = true
+}
+
+func (b *progressBar) clear() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.drawn {
+		fmt.Fprint(b.w, "\r\033[K")
+	}
+}

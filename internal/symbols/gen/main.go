@@ -1,0 +1,131 @@
+// Command gen writes the interpreter symbol files of internal/symbols with
+// yaegi's extract package. It is run by `go generate ./internal/symbols` from
+// inside the module, and prints what it did. Packages that do not exist yet or
+// fail to load are skipped with a note, so the list may name packages still
+// being written.
+//
+// Usage: go run ./internal/symbols/gen [-dir DIR]
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"go/format"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/traefik/yaegi/extract"
+)
+
+// patterns is THE package list: `go list` patterns of the packages linked
+// into the interpreter (the standard library comes from yaegi's stdlib).
+var patterns = []string{
+	"github.com/conclab/conclab/display",
+	"github.com/conclab/conclab/kernel/cell",
+	"github.com/conclab/conclab/bench/...",
+	"github.com/conclab/conclab/charts/...",
+	"github.com/disintegration/imaging",
+	"github.com/go-echarts/go-echarts/v2/charts",
+	"github.com/go-echarts/go-echarts/v2/opts",
+	"github.com/go-echarts/go-echarts/v2/types",
+	"github.com/go-echarts/go-echarts/v2/components",
+	"github.com/go-echarts/go-echarts/v2/render",
+}
+
+const prefix = "gen_"
+
+type listed struct {
+	ImportPath string
+	Name       string
+	Error      *struct{ Err string }
+	DepsErrors []*struct{ Err string }
+}
+
+func main() {
+	dir := flag.String("dir", ".", "directory of package symbols to write gen_*.go files into")
+	flag.Parse()
+	if err := run(*dir, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "symbols gen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir string, log io.Writer) error {
+	pkgs, err := list(log)
+	if err != nil {
+		return err
+	}
+	old, _ := filepath.Glob(filepath.Join(dir, prefix+"*.go"))
+	for _, f := range old {
+		if err := os.Remove(f); err != nil {
+			return err
+		}
+	}
+	ext := extract.Extractor{Dest: "symbols"}
+	n := 0
+	for _, p := range pkgs {
+		var buf bytes.Buffer
+		if _, err := ext.Extract(p, "", &buf); err != nil {
+			fmt.Fprintf(log, "skip %s: %v\n", p, firstLine(err.Error()))
+			continue
+		}
+		src, err := format.Source(buf.Bytes())
+		if err != nil {
+			fmt.Fprintf(log, "skip %s: generated code does not format: %v\n", p, err)
+			continue
+		}
+		name := prefix + strings.NewReplacer("/", "_", ".", "_", "-", "_").Replace(p) + ".go"
+		if err := os.WriteFile(filepath.Join(dir, name), src, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "wrote %s (%s)\n", name, p)
+		n++
+	}
+	fmt.Fprintf(log, "%d packages\n", n)
+	return nil
+}
+
+// list expands the patterns with `go list -e -json`, dropping main, test and
+// internal packages and packages that fail to load.
+func list(log io.Writer) ([]string, error) {
+	args := append([]string{"list", "-e", "-json=ImportPath,Name,Error,DepsErrors"}, patterns...)
+	cmd := exec.Command("go", args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list: %v: %s", err, stderr.String())
+	}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	var pkgs []string
+	for dec.More() {
+		var p listed
+		if err := dec.Decode(&p); err != nil {
+			return nil, fmt.Errorf("go list output: %w", err)
+		}
+		switch {
+		case p.Error != nil:
+			fmt.Fprintf(log, "skip %s: %s\n", p.ImportPath, firstLine(p.Error.Err))
+		case len(p.DepsErrors) > 0:
+			fmt.Fprintf(log, "skip %s: %s\n", p.ImportPath, firstLine(p.DepsErrors[0].Err))
+		case p.Name == "main" || strings.Contains(p.ImportPath, "/internal/") || strings.HasSuffix(p.ImportPath, "/internal"):
+			fmt.Fprintf(log, "skip %s: not importable from cells\n", p.ImportPath)
+		case strings.Contains(p.ImportPath, "testdata"):
+		default:
+			pkgs = append(pkgs, p.ImportPath)
+		}
+	}
+	sort.Strings(pkgs)
+	return pkgs, nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}

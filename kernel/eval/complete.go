@@ -1,0 +1,465 @@
+package eval
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"path"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/conclab/conclab/internal/symbols"
+	"github.com/traefik/yaegi/stdlib"
+)
+
+// declared returns the names a Go segment declares at top level (with their
+// kind) and the packages it imports (name -> path).
+func declared(src string) (names, imports map[string]string) {
+	names, imports = map[string]string{}, map[string]string{}
+	f, err := parser.ParseFile(token.NewFileSet(), "", "package main\n"+src, parser.SkipObjectResolution)
+	if err != nil {
+		// Statements: scan for `name :=` and var/const names.
+		fn, err := parser.ParseFile(token.NewFileSet(), "", "package main\nfunc _() {\n"+src+"\n}", parser.SkipObjectResolution)
+		if err != nil {
+			return
+		}
+		for _, st := range fn.Decls[0].(*ast.FuncDecl).Body.List {
+			switch st := st.(type) {
+			case *ast.AssignStmt:
+				if st.Tok == token.DEFINE {
+					for _, l := range st.Lhs {
+						if id, ok := l.(*ast.Ident); ok && id.Name != "_" {
+							names[id.Name] = "var"
+						}
+					}
+				}
+			case *ast.DeclStmt:
+				genDecl(st.Decl.(*ast.GenDecl), names, imports)
+			}
+		}
+		return
+	}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				names[d.Name.Name] = "func"
+			}
+		case *ast.GenDecl:
+			genDecl(d, names, imports)
+		}
+	}
+	return
+}
+
+func genDecl(d *ast.GenDecl, names, imports map[string]string) {
+	for _, sp := range d.Specs {
+		switch sp := sp.(type) {
+		case *ast.ImportSpec:
+			p, _ := strconv.Unquote(sp.Path.Value)
+			n := path.Base(p)
+			if sp.Name != nil {
+				n = sp.Name.Name
+			}
+			if n != "_" && n != "." {
+				imports[n] = p
+			}
+		case *ast.TypeSpec:
+			names[sp.Name.Name] = "type"
+		case *ast.ValueSpec:
+			for _, id := range sp.Names {
+				if id.Name != "_" {
+					names[id.Name] = d.Tok.String()
+				}
+			}
+		}
+	}
+}
+
+var keywords = []string{"break", "case", "chan", "const", "continue", "default", "defer", "else",
+	"fallthrough", "for", "func", "go", "goto", "if", "import", "interface", "map", "package",
+	"range", "return", "select", "struct", "switch", "type", "var"}
+
+var builtins = []string{"append", "cap", "clear", "close", "complex", "copy", "delete", "imag",
+	"len", "make", "max", "min", "new", "panic", "print", "println", "real", "recover",
+	"bool", "byte", "complex128", "complex64", "error", "float32", "float64", "int", "int16",
+	"int32", "int64", "int8", "rune", "string", "uint", "uint16", "uint32", "uint64", "uint8",
+	"uintptr", "any", "true", "false", "nil", "iota"}
+
+// packageExports returns the exported symbols of a linked-in package by
+// import path.
+func packageExports(p string) map[string]reflect.Value {
+	key := p + "/" + path.Base(p)
+	if m, ok := stdlib.Symbols[key]; ok {
+		return m
+	}
+	if m, ok := symbols.Symbols[key]; ok {
+		return m
+	}
+	for k, m := range symbols.Symbols {
+		if path.Dir(k) == p {
+			return m
+		}
+	}
+	return nil
+}
+
+// Packages returns the import paths linked into the interpreter, sorted.
+func Packages() []string {
+	var ps []string
+	for _, src := range []map[string]map[string]reflect.Value{stdlib.Symbols, symbols.Symbols} {
+		for k := range src {
+			if d := path.Dir(k); d != "." && !strings.Contains(k, "yaegi") {
+				ps = append(ps, d)
+			}
+		}
+	}
+	sort.Strings(ps)
+	return ps
+}
+
+// resolvePackage maps a package name used in a cell to its import path.
+func (s *Session) resolvePackage(name string) (string, bool) {
+	s.mu.Lock()
+	p, ok := s.imports[name]
+	s.mu.Unlock()
+	if ok {
+		return p, true
+	}
+	// ImportUsed makes every linked package available by its base name.
+	for _, src := range []map[string]map[string]reflect.Value{stdlib.Symbols, symbols.Symbols} {
+		if _, ok := src[name+"/"+name]; ok {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// exprAt returns the dotted identifier chain ending at cursor (a byte offset
+// or rune offset; Jupyter sends code points) and its start offset.
+func exprAt(code string, cursor int) (chain string, start int) {
+	if cursor > len(code) {
+		cursor = len(code)
+	}
+	i := cursor
+	for i > 0 {
+		c := rune(code[i-1])
+		if c == '.' || c == '_' || unicode.IsLetter(c) || unicode.IsDigit(c) || c >= 0x80 {
+			i--
+			continue
+		}
+		break
+	}
+	return code[i:cursor], i
+}
+
+// runeToByte converts a code-point offset (Jupyter's cursor_pos) to a byte offset.
+func runeToByte(code string, pos int) int {
+	n := 0
+	for i := range code {
+		if n == pos {
+			return i
+		}
+		n++
+	}
+	return len(code)
+}
+
+// byteToRune converts a byte offset to a code-point offset.
+func byteToRune(code string, off int) int {
+	if off > len(code) {
+		off = len(code)
+	}
+	return len([]rune(code[:off]))
+}
+
+// Complete returns completions for the identifier or selector before cursor
+// (a code-point offset, as Jupyter sends it), and the code-point range they
+// replace: identifiers in scope, package members, and fields and methods of
+// a variable's type.
+func (s *Session) Complete(code string, cursor int) (matches []string, start, end int) {
+	bc := runeToByte(code, cursor)
+	chain, from := exprAt(code, bc)
+	end = cursor
+	set := map[string]bool{}
+	prefix := chain
+	if dot := strings.LastIndexByte(chain, '.'); dot >= 0 {
+		base, sel := chain[:dot], chain[dot+1:]
+		prefix = sel
+		from += dot + 1
+		for _, m := range s.members(base) {
+			if strings.HasPrefix(m, sel) {
+				set[m] = true
+			}
+		}
+	} else {
+		for _, n := range s.scopeNames() {
+			if strings.HasPrefix(n, prefix) {
+				set[n] = true
+			}
+		}
+	}
+	for m := range set {
+		matches = append(matches, m)
+	}
+	sort.Strings(matches)
+	return matches, byteToRune(code, from), end
+}
+
+func (s *Session) scopeNames() []string {
+	var out []string
+	out = append(out, keywords...)
+	out = append(out, builtins...)
+	s.mu.Lock()
+	for n := range s.known {
+		out = append(out, n)
+	}
+	for n := range s.imports {
+		out = append(out, n)
+	}
+	s.mu.Unlock()
+	for n := range s.in.Globals() {
+		if !strings.HasPrefix(n, "_conclab") {
+			out = append(out, n)
+		}
+	}
+	for _, src := range []map[string]map[string]reflect.Value{stdlib.Symbols, symbols.Symbols} {
+		for k := range src {
+			if b := path.Base(k); path.Dir(k) != "." && !strings.ContainsAny(b, ".-") {
+				out = append(out, b)
+			}
+		}
+	}
+	out = append(out, "Display")
+	return out
+}
+
+// members lists what can follow `base.`: a package's exported symbols, or
+// the fields and methods of a variable's value.
+func (s *Session) members(base string) []string {
+	if !strings.Contains(base, ".") {
+		if p, ok := s.resolvePackage(base); ok {
+			var out []string
+			for n := range packageExports(p) {
+				if ast.IsExported(n) {
+					out = append(out, n)
+				}
+			}
+			return out
+		}
+	}
+	v, ok := s.lookupValue(base)
+	if !ok {
+		return nil
+	}
+	return typeMembers(v.Type())
+}
+
+// lookupValue finds the value of a variable or selector chain without
+// running code: globals, then fields.
+func (s *Session) lookupValue(chain string) (reflect.Value, bool) {
+	parts := strings.Split(chain, ".")
+	g := s.in.Globals()
+	v, ok := g[parts[0]]
+	if !ok {
+		if p, isPkg := s.resolvePackage(parts[0]); isPkg && len(parts) > 1 {
+			v, ok = packageExports(p)[parts[1]]
+			parts = parts[1:]
+		}
+		if !ok {
+			return reflect.Value{}, false
+		}
+	}
+	for _, f := range parts[1:] {
+		for v.IsValid() && (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) {
+			if v.IsNil() {
+				return reflect.Value{}, false
+			}
+			v = v.Elem()
+		}
+		if !v.IsValid() || v.Kind() != reflect.Struct {
+			return reflect.Value{}, false
+		}
+		v = v.FieldByName(f)
+	}
+	return v, v.IsValid()
+}
+
+func typeMembers(t reflect.Type) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(n string) {
+		if !seen[n] && ast.IsExported(n) {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	for _, tt := range []reflect.Type{t, reflect.PointerTo(t)} {
+		for i := 0; i < tt.NumMethod(); i++ {
+			add(tt.Method(i).Name)
+		}
+	}
+	st := t
+	if st.Kind() == reflect.Pointer {
+		st = st.Elem()
+		for i := 0; i < st.NumMethod(); i++ {
+			add(st.Method(i).Name)
+		}
+	}
+	if st.Kind() == reflect.Struct {
+		for i := 0; i < st.NumField(); i++ {
+			add(st.Field(i).Name)
+		}
+	}
+	return out
+}
+
+// Inspect returns documentation for the identifier or selector at cursor
+// (a code-point offset): the package documentation of a linked-in symbol
+// when available, else its type. found is false when nothing is known.
+func (s *Session) Inspect(code string, cursor int) (doc string, found bool) {
+	bc := runeToByte(code, cursor)
+	// Extend the chain to the end of the identifier under the cursor.
+	e := bc
+	for e < len(code) {
+		c := rune(code[e])
+		if c == '_' || unicode.IsLetter(c) || unicode.IsDigit(c) {
+			e++
+			continue
+		}
+		break
+	}
+	chain, _ := exprAt(code, e)
+	chain = strings.Trim(chain, ".")
+	if chain == "" {
+		return "", false
+	}
+	parts := strings.Split(chain, ".")
+	if len(parts) >= 2 {
+		if p, ok := s.resolvePackage(parts[0]); ok {
+			if d, ok := symbolDoc(p, parts[1]); ok {
+				return d, true
+			}
+			if v, ok := packageExports(p)[parts[1]]; ok {
+				return describe(p+"."+parts[1], v), true
+			}
+		}
+	}
+	if len(parts) == 1 {
+		if p, ok := s.resolvePackage(parts[0]); ok {
+			if d, ok := symbolDoc(p, ""); ok {
+				return d, true
+			}
+			return "package " + p, true
+		}
+		for _, k := range keywords {
+			if k == chain {
+				return chain + ": Go keyword", true
+			}
+		}
+		s.mu.Lock()
+		kind, isKnown := s.known[chain]
+		s.mu.Unlock()
+		if v, ok := s.in.Globals()[chain]; ok {
+			return describe(chain, v), true
+		}
+		if isKnown {
+			return chain + ": " + kind + " declared in this session", true
+		}
+		for _, b := range builtins {
+			if b == chain {
+				return chain + ": Go builtin", true
+			}
+		}
+	}
+	if v, ok := s.lookupValue(chain); ok {
+		return describe(chain, v), true
+	}
+	return "", false
+}
+
+func describe(name string, v reflect.Value) string {
+	if !v.IsValid() {
+		return name
+	}
+	t := v.Type()
+	if v.Kind() == reflect.Pointer && v.IsNil() && t.Elem().Kind() != reflect.Pointer {
+		// Type definitions are exported as (*T)(nil).
+		return "type " + name + " " + t.Elem().String()
+	}
+	return name + " " + t.String()
+}
+
+// IsComplete reports whether code is a complete cell for Jupyter's
+// is_complete_request: "complete", "incomplete" (with the indent to continue
+// with) or "invalid".
+func IsComplete(code string) (status, indent string) {
+	if strings.TrimSpace(code) == "" {
+		return "complete", ""
+	}
+	var lines []string
+	for _, l := range strings.Split(code, "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "$") || strings.HasPrefix(t, "%") {
+			continue
+		}
+		lines = append(lines, l)
+	}
+	src := strings.Join(lines, "\n")
+	// Scan for unbalanced brackets and unterminated literals.
+	fset := token.NewFileSet()
+	file := fset.AddFile("", -1, len(src))
+	var sc scanner.Scanner
+	unterminated := false
+	sc.Init(file, []byte(src), func(_ token.Position, msg string) {
+		if strings.Contains(msg, "not terminated") {
+			unterminated = true
+		}
+	}, 0)
+	depth := 0
+	var last token.Token
+	for {
+		_, tok, lit := sc.Scan()
+		if tok == token.EOF {
+			break
+		}
+		switch tok {
+		case token.LPAREN, token.LBRACE, token.LBRACK:
+			depth++
+		case token.RPAREN, token.RBRACE, token.RBRACK:
+			depth--
+		}
+		if !(tok == token.SEMICOLON && lit == "\n") {
+			last = tok
+		}
+	}
+	if depth < 0 {
+		return "invalid", ""
+	}
+	if unterminated || depth > 0 {
+		return "incomplete", strings.Repeat("\t", max(depth, 1))
+	}
+	switch last {
+	case token.ADD, token.SUB, token.MUL, token.QUO, token.REM, token.AND, token.OR, token.XOR,
+		token.SHL, token.SHR, token.AND_NOT, token.LAND, token.LOR, token.ASSIGN, token.DEFINE,
+		token.COMMA, token.PERIOD, token.ARROW, token.EQL, token.NEQ, token.LSS, token.GTR,
+		token.LEQ, token.GEQ, token.COLON:
+		return "incomplete", ""
+	}
+	for _, seg := range splitGo(src, 1) {
+		if seg.kind == segDecl {
+			if _, err := parser.ParseFile(token.NewFileSet(), "", "package main\n"+seg.src, 0); err != nil {
+				return "invalid", ""
+			}
+			continue
+		}
+		if _, err := parser.ParseFile(token.NewFileSet(), "", "package main\nfunc _() {\n"+seg.src+"\n}", 0); err != nil {
+			return "invalid", ""
+		}
+	}
+	return "complete", ""
+}

@@ -1,0 +1,722 @@
+// Package eval runs Go code cell by cell in one in-process interpreter
+// session (github.com/traefik/yaegi), the engine behind conclab's Jupyter
+// kernel and headless notebook runner. It knows nothing of Jupyter.
+//
+// State persists across cells: variables, functions, types, imports and
+// goroutines. The standard library, the lab's packages, imaging and the
+// go-echarts packages are linked in (see internal/symbols) and importable
+// without a compiler. The `display` package is imported in every session and
+// a gophernotes-compatible `Display(display.Data) error` function is defined,
+// so gophernotes notebooks run unchanged. Lines starting with `$` run a shell
+// command; `%cd DIR` changes the working directory.
+//
+// A cell's output (fmt.Print*, os.Stdout, os.Stderr, log) is forwarded to
+// Options.Stdout and Options.Stderr as it is produced. Eval returns only after
+// everything the cell wrote has been forwarded.
+//
+// Cancelling the context passed to Eval interrupts the cell: interpreted loops
+// stop, time.Sleep returns, and cell.Context() (package kernel/cell) is
+// cancelled so that lab code started from the cell stops; Eval then returns
+// promptly with ctx's error and the session stays usable.
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/scanner"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+	"github.com/traefik/yaegi/stdlib/unrestricted"
+
+	"github.com/conclab/conclab/display"
+	"github.com/conclab/conclab/internal/symbols"
+	"github.com/conclab/conclab/kernel/cell"
+)
+
+// Options configure a Session. The zero value discards output.
+type Options struct {
+	// Stdout and Stderr receive the cells' output as it is produced. They are
+	// written from one goroutine each, and not after Close returns.
+	Stdout, Stderr io.Writer
+	// Dir is the session's working directory ("" keeps the current one). The
+	// process working directory is changed to it (interpreted code resolves
+	// relative paths against the process's), and restored by Close.
+	Dir string
+
+	// Input, when set, is called for a line of input when a cell reads
+	// os.Stdin or calls fmt.Scan*, e.g. to send a Jupyter input_request.
+	// os.Stdin is then an io.Reader in cells. When nil, cells read the
+	// process's standard input.
+	Input func(prompt string, password bool) (string, error)
+	// CaptureProcessOutput also redirects the process-wide os.Stdout,
+	// os.Stderr and the standard logger to the cell streams while the session
+	// is open, so compiled packages that print are captured too. Only one
+	// session in a process should set it (the kernel does).
+	CaptureProcessOutput bool
+}
+
+// Result is the value of a cell's final expression statement.
+type Result struct {
+	// Value is the value (nil when HasValue is false).
+	Value any
+	// HasValue is true when the cell ended with an expression of one
+	// non-nil value.
+	HasValue bool
+	// Data is the value rendered as a MIME bundle, by its methods (HTML()
+	// string, Render() display.Data, image.Image ...) including methods of
+	// types declared in cells, which display.Render(Value) cannot see; a
+	// value with no such method is rendered as text/plain.
+	Data display.Data
+}
+
+// Error is a cell failure: a compile error, a panic or a failed shell line.
+// Retrieve it with errors.As.
+type Error struct {
+	// Name is the error class: "CompileError", "panic", "ShellError",
+	// "Interrupted".
+	Name string
+	// Value is the message.
+	Value string
+	// Line is the 1-based cell line the error points at (0 when unknown).
+	Line int
+	// Traceback is a human-readable trace, one entry per line.
+	Traceback []string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s: cell line %d: %s", e.Name, e.Line, e.Value)
+	}
+	return e.Name + ": " + e.Value
+}
+
+// Session is one interpreter session. Eval calls are serialised; Complete and
+// Inspect may be called concurrently with Eval. The caller must call Close.
+type Session struct {
+	opts      Options
+	in        *interp.Interpreter
+	out, errf *forwarder
+	diag      *lockedBuffer
+	evalMu    sync.Mutex
+	mu        sync.Mutex // guards fields below
+	closed    bool
+	dir       string
+	origDir   string
+	restores  []func()
+	cellCtx   context.Context
+	sink      sinkValue
+	known     map[string]string // identifiers declared by cells -> kind
+	imports   map[string]string // package name -> import path, imported by cells
+	rootCtx   context.Context
+	rootStop  context.CancelFunc
+	stdoutVar *os.File
+	stderrVar *os.File
+	stdinVar  io.Reader
+}
+
+type sinkValue struct {
+	v    any
+	d    display.Data
+	ok   bool
+	used bool
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.b.Len() < 1<<16 {
+		l.b.Write(p)
+	}
+	return len(p), nil
+}
+
+func (l *lockedBuffer) take() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.b.String()
+	l.b.Reset()
+	return s
+}
+
+const sinkPath = "github.com/conclab/conclab/kernel/eval/internal/sink"
+
+// prelude is evaluated when a session starts.
+const prelude = `import "github.com/conclab/conclab/display"
+import _conclabsink "` + sinkPath + `"
+import _conclabfmt "fmt"
+import _conclabos "os"
+
+func Display(d display.Data) error { return display.Display(d) }
+
+func _conclabGoPanic(r interface{}) {
+	_conclabfmt.Fprintf(_conclabos.Stderr, "panic in goroutine (recovered by conclab): %v\n", r)
+}
+
+type _conclabRenderer interface{ Render() display.Data }
+type _conclabSimple interface{ SimpleRender() display.MIMEMap }
+type _conclabHTML interface{ HTML() string }
+type _conclabMarkdown interface{ Markdown() string }
+type _conclabSVG interface{ SVG() string }
+type _conclabLatex interface{ Latex() string }
+type _conclabJS interface{ JavaScript() string }
+type _conclabPNG interface{ PNG() []byte }
+type _conclabJPEG interface{ JPEG() []byte }
+type _conclabJSON interface{ JSON() map[string]interface{} }
+type _conclabStringer interface{ String() string }
+
+func _conclabTry(f func()) {
+	defer func() { recover() }()
+	f()
+}
+
+func _conclabShow(v interface{}) {
+	m := display.MIMEMap{}
+	var meta display.MIMEMap
+	_conclabTry(func() {
+	switch x := v.(type) {
+	case _conclabRenderer:
+		d := x.Render()
+		for k, y := range d.Data {
+			m[k] = y
+		}
+		meta = d.Metadata
+	}
+	})
+	_conclabTry(func() {
+	switch x := v.(type) {
+	case _conclabSimple:
+		for k, y := range x.SimpleRender() {
+			m[k] = y
+		}
+	}
+	})
+	_conclabTry(func() {
+	switch x := v.(type) {
+	case _conclabHTML:
+		m["text/html"] = x.HTML()
+	}
+	})
+	_conclabTry(func() {
+	switch x := v.(type) {
+	case _conclabMarkdown:
+		m["text/markdown"] = x.Markdown()
+	}
+	})
+	_conclabTry(func() {
+	switch x := v.(type) {
+	case _conclabSVG:
+		m["image/svg+xml"] = x.SVG()
+	}
+	})
+	_conclabTry(func() {
+	switch x := v.(type) {
+	case _conclabLatex:
+		m["text/latex"] = x.Latex()
+	}
+	})
+	_conclabTry(func() {
+	switch x := v.(type) {
+	case _conclabJS:
+		m["application/javascript"] = x.JavaScript()
+	}
+	})
+	_conclabTry(func() {
+	switch x := v.(type) {
+	case _conclabPNG:
+		m["image/png"] = x.PNG()
+	}
+	})
+	_conclabTry(func() {
+	switch x := v.(type) {
+	case _conclabJPEG:
+		m["image/jpeg"] = x.JPEG()
+	}
+	})
+	_conclabTry(func() {
+	switch x := v.(type) {
+	case _conclabJSON:
+		m["application/json"] = x.JSON()
+	}
+	})
+	text := ""
+	_conclabTry(func() {
+	switch x := v.(type) {
+	case _conclabStringer:
+		text = x.String()
+	}
+	})
+	_conclabsink.Set(v, m, meta, text)
+}
+`
+
+// New starts a session. The caller must call Close.
+func New(opts Options) (*Session, error) {
+	s := &Session{opts: opts, known: map[string]string{}, imports: map[string]string{}}
+	var err error
+	if s.origDir, err = os.Getwd(); err != nil {
+		return nil, fmt.Errorf("eval: working directory: %w", err)
+	}
+	s.dir = s.origDir
+	if opts.Dir != "" {
+		abs, err := filepath.Abs(opts.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("eval: dir %q: %w", opts.Dir, err)
+		}
+		if err := os.Chdir(abs); err != nil {
+			return nil, fmt.Errorf("eval: dir: %w", err)
+		}
+		s.dir = abs
+	}
+	if s.out, err = newForwarder(opts.Stdout); err != nil {
+		return nil, fmt.Errorf("eval: stdout pipe: %w", err)
+	}
+	if s.errf, err = newForwarder(opts.Stderr); err != nil {
+		s.out.close()
+		return nil, fmt.Errorf("eval: stderr pipe: %w", err)
+	}
+	s.diag = &lockedBuffer{}
+	s.rootCtx, s.rootStop = context.WithCancel(context.Background())
+	s.cellCtx = s.rootCtx
+	s.stdoutVar, s.stderrVar = s.out.w, s.errf.w
+
+	var stdin io.Reader = os.Stdin
+	if opts.Input != nil {
+		// fmt.Scan* read the interpreter's stdin; os.Stdin is overridden below.
+		s.stdinVar = &lineReader{input: opts.Input}
+		stdin = s.stdinVar
+	}
+	s.in = interp.New(interp.Options{
+		Stdout:       s.out.w,
+		Stderr:       s.diag,
+		Stdin:        stdin,
+		Unrestricted: true,
+		Env:          os.Environ(),
+		Args:         []string{"conclab"},
+	})
+	uses := []interp.Exports{stdlib.Symbols, unrestricted.Symbols, symbols.Symbols, s.overrides()}
+	for _, u := range uses {
+		if err := s.in.Use(u); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("eval: loading symbols: %w", err)
+		}
+	}
+	s.in.ImportUsed()
+	if _, err := s.in.Eval(prelude); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("eval: prelude: %w", err)
+	}
+	s.imports["display"] = "github.com/conclab/conclab/display"
+	if opts.CaptureProcessOutput {
+		s.captureProcess()
+	}
+	return s, nil
+}
+
+// overrides are the symbols the session replaces: cell-aware time.Sleep,
+// streams, the input reader, and the result sink.
+func (s *Session) overrides() interp.Exports {
+	sleep := func(d time.Duration) {
+		if d <= 0 {
+			return
+		}
+		ctx := s.currentCellCtx()
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	}
+	logger := log.New(s.stderrVar, "", log.LstdFlags)
+	ex := interp.Exports{
+		"time/time": {"Sleep": reflect.ValueOf(sleep)},
+		"os/os": {
+			"Stdout": reflect.ValueOf(&s.stdoutVar).Elem(),
+			"Stderr": reflect.ValueOf(&s.stderrVar).Elem(),
+		},
+		"log/log": {
+			"Fatal": reflect.ValueOf(logger.Panic), "Fatalf": reflect.ValueOf(logger.Panicf), "Fatalln": reflect.ValueOf(logger.Panicln),
+			"Panic": reflect.ValueOf(logger.Panic), "Panicf": reflect.ValueOf(logger.Panicf), "Panicln": reflect.ValueOf(logger.Panicln),
+			"Print": reflect.ValueOf(logger.Print), "Printf": reflect.ValueOf(logger.Printf), "Println": reflect.ValueOf(logger.Println),
+			"Flags": reflect.ValueOf(logger.Flags), "SetFlags": reflect.ValueOf(logger.SetFlags),
+			"Output": reflect.ValueOf(logger.Output), "Prefix": reflect.ValueOf(logger.Prefix),
+			"SetOutput": reflect.ValueOf(logger.SetOutput), "SetPrefix": reflect.ValueOf(logger.SetPrefix),
+			"Writer": reflect.ValueOf(logger.Writer), "Default": reflect.ValueOf(func() *log.Logger { return logger }),
+		},
+		sinkPath + "/sink": {
+			"Set": reflect.ValueOf(s.setSink),
+		},
+	}
+	if s.stdinVar != nil {
+		ex["os/os"]["Stdin"] = reflect.ValueOf(&s.stdinVar).Elem()
+	}
+	return ex
+}
+
+func (s *Session) setSink(v any, m, meta display.MIMEMap, text string) {
+	v = unwrap(v)
+	d, ok := display.Render(v)
+	for k, x := range m {
+		if k != display.MIMETypeText || d.Data[k] == nil {
+			d.Data[k] = x
+		}
+		ok = true
+	}
+	for k, x := range meta {
+		if d.Metadata == nil {
+			d.Metadata = display.MIMEMap{}
+		}
+		d.Metadata[k] = x
+	}
+	if text != "" {
+		d.Data[display.MIMETypeText] = text
+	}
+	_ = ok
+	s.mu.Lock()
+	s.sink = sinkValue{v: v, d: d, ok: true, used: true}
+	s.mu.Unlock()
+}
+
+func (s *Session) captureProcess() {
+	oldOut, oldErr, oldLog := os.Stdout, os.Stderr, log.Writer()
+	os.Stdout, os.Stderr = s.out.w, s.errf.w
+	log.SetOutput(s.errf.w)
+	s.restores = append(s.restores, func() {
+		os.Stdout, os.Stderr = oldOut, oldErr
+		log.SetOutput(oldLog)
+	})
+}
+
+func (s *Session) currentCellCtx() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cellCtx
+}
+
+// Eval runs one cell. It returns the value of the cell's final expression
+// statement, or an error: *Error for failures of the cell's code (compile
+// error, panic, failed shell line), ctx.Err() when ctx was cancelled (the
+// cell is then interrupted), or an error of the session itself. Output the
+// cell wrote has been forwarded when Eval returns.
+func (s *Session) Eval(ctx context.Context, code string) (Result, error) {
+	s.evalMu.Lock()
+	defer s.evalMu.Unlock()
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return Result{}, errors.New("eval: session closed")
+	}
+	cctx, cancel := context.WithCancel(s.rootCtx)
+	s.cellCtx = cctx
+	s.mu.Unlock()
+	restoreCell := cell.Set(cctx)
+	defer restoreCell()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+
+	var res Result
+	var err error
+	id := labelled(ctx, func() { res, err = s.evalCell(ctx, code) })
+	if ctx.Err() != nil {
+		// Interrupted: let the interpreter goroutine stop before returning.
+		settle(id, 700*time.Millisecond)
+	}
+	s.flush()
+	if ctx.Err() != nil {
+		return Result{}, ctx.Err()
+	}
+	return res, err
+}
+
+func (s *Session) flush() {
+	_ = s.out.sync(3 * time.Second)
+	_ = s.errf.sync(3 * time.Second)
+}
+
+func (s *Session) evalCell(ctx context.Context, code string) (Result, error) {
+	for _, seg := range splitCell(code) {
+		if ctx.Err() != nil {
+			return Result{}, ctx.Err()
+		}
+		switch seg.kind {
+		case segShell:
+			if err := s.shell(ctx, seg); err != nil {
+				return Result{}, err
+			}
+		case segCd:
+			if err := s.cd(seg); err != nil {
+				return Result{}, err
+			}
+		default:
+			if seg.expr {
+				return s.evalExpr(ctx, seg)
+			}
+			if _, err := s.run(ctx, guardGoroutines(seg.src, seg.kind == segDecl), seg.line); err != nil {
+				return Result{}, err
+			}
+			s.remember(seg)
+		}
+	}
+	return Result{}, nil
+}
+
+// evalExpr evaluates the cell's final expression and renders its value.
+func (s *Session) evalExpr(ctx context.Context, seg segment) (Result, error) {
+	single := true
+	// A call of a linked-in package's function: its result count is known
+	// without running anything. (Other calls are tried wrapped; a
+	// multi-value call then fails to compile and runs plainly.)
+	if fun, isCall := callFun(seg.src); isCall && strings.Count(fun, ".") == 1 {
+		pkg, name, _ := strings.Cut(fun, ".")
+		if p, ok := s.resolvePackage(pkg); ok && !s.isVar(pkg) {
+			if v, ok := packageExports(p)[name]; ok && v.Kind() == reflect.Func {
+				single = v.Type().NumOut() == 1
+			}
+		}
+	}
+	if !single {
+		_, err := s.run(ctx, seg.src, seg.line)
+		return Result{}, err
+	}
+	s.mu.Lock()
+	s.sink = sinkValue{}
+	s.mu.Unlock()
+	_, err := s.run(ctx, "_conclabShow("+seg.src+")", seg.line)
+	if err != nil {
+		var ee *Error
+		if errors.As(err, &ee) && ee.Name == "CompileError" {
+			// Not a single value (a type, a multi-value call ...): run as is.
+			_, err = s.run(ctx, seg.src, seg.line)
+			return Result{}, err
+		}
+		return Result{}, err
+	}
+	s.mu.Lock()
+	sk := s.sink
+	s.sink = sinkValue{}
+	s.mu.Unlock()
+	if !sk.used || isNil(sk.v) {
+		return Result{}, nil
+	}
+	return Result{Value: sk.v, HasValue: true, Data: sk.d}, nil
+}
+
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Interface, reflect.Chan:
+		return rv.IsNil()
+	}
+	return false
+}
+
+var posRE = regexp.MustCompile(`^(?:[^\s:]*\.go:)?(\d+):(\d+): `)
+
+// run evaluates src, whose first line is cell line `line`, and maps errors.
+func (s *Session) run(ctx context.Context, src string, line int) (reflect.Value, error) {
+	s.diag.take()
+	// One leading newline keeps yaegi's statement wrapper off the first line,
+	// so reported columns are the cell's.
+	v, err := s.in.EvalWithContext(ctx, strings.Repeat("\n", line)+src)
+	if err == nil {
+		return v, nil
+	}
+	if ctx.Err() != nil {
+		return v, ctx.Err()
+	}
+	return v, s.mapError(err, src, line)
+}
+
+func (s *Session) mapError(err error, src string, line int) error {
+	var p interp.Panic
+	if errors.As(err, &p) {
+		e := &Error{Name: "panic", Value: fmt.Sprint(p.Value)}
+		if pe, ok := p.Value.(error); ok {
+			e.Value = pe.Error()
+		}
+		// yaegi reports the panicking statement's position on its stderr.
+		diag := s.diag.take()
+		for _, l := range strings.Split(diag, "\n") {
+			if m := posRE.FindStringSubmatch(l + " "); m != nil {
+				if n, _ := strconv.Atoi(m[1]); n > 0 {
+					e.Line = n - 1
+					break
+				}
+			}
+		}
+		e.Traceback = append(e.Traceback, "panic: "+e.Value)
+		if e.Line > 0 {
+			e.Traceback = append(e.Traceback, fmt.Sprintf("  at cell line %d: %s", e.Line, srcLine(src, e.Line-line)))
+		}
+		return e
+	}
+	var list scanner.ErrorList
+	msgs := []string{err.Error()}
+	if errors.As(err, &list) && len(list) > 0 {
+		msgs = msgs[:0]
+		for _, x := range list {
+			msgs = append(msgs, x.Error())
+		}
+	}
+	e := &Error{Name: "CompileError"}
+	for i, m := range msgs {
+		text := m
+		ln := 0
+		if sm := posRE.FindStringSubmatch(m); sm != nil {
+			ln, _ = strconv.Atoi(sm[1])
+			ln-- // the leading newline added by run
+			text = m[len(sm[0]):]
+			col, _ := strconv.Atoi(sm[2])
+			_ = col
+		}
+		if text == "constant definition loop" {
+			// yaegi's report for a name used before it is defined.
+			text += " (is a name undefined or misspelled?)"
+		}
+		if i == 0 {
+			e.Value, e.Line = text, ln
+		}
+		if ln > 0 {
+			e.Traceback = append(e.Traceback, fmt.Sprintf("cell line %d: %s", ln, text))
+			if l := srcLine(src, ln-line); l != "" {
+				e.Traceback = append(e.Traceback, "    "+l)
+			}
+		} else {
+			e.Traceback = append(e.Traceback, text)
+		}
+	}
+	return e
+}
+
+// srcLine returns line i (0-based) of src, trimmed.
+func srcLine(src string, i int) string {
+	lines := strings.Split(src, "\n")
+	if i < 0 || i >= len(lines) {
+		return ""
+	}
+	l := strings.TrimSpace(lines[i])
+	if strings.HasPrefix(l, "_conclabShow(") && strings.HasSuffix(l, ")") {
+		l = l[len("_conclabShow(") : len(l)-1]
+	}
+	return l
+}
+
+// isVar reports whether name is a variable of the session (shadowing a
+// package name).
+func (s *Session) isVar(name string) bool {
+	_, ok := s.in.Globals()[name]
+	return ok
+}
+
+// remember records names declared and packages imported by a segment, for
+// completion and inspection.
+func (s *Session) remember(seg segment) {
+	names, imports := declared(seg.src)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for n, k := range names {
+		s.known[n] = k
+	}
+	for n, p := range imports {
+		s.imports[n] = p
+	}
+}
+
+func (s *Session) shell(ctx context.Context, seg segment) error {
+	if seg.src == "" {
+		return nil
+	}
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", seg.src)
+	cmd.Dir = s.workDir()
+	cmd.Stdout = s.out.w
+	cmd.Stderr = s.errf.w
+	cmd.WaitDelay = time.Second
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &Error{Name: "ShellError", Value: fmt.Sprintf("$ %s: %v", seg.src, err), Line: seg.line,
+			Traceback: []string{fmt.Sprintf("cell line %d: $ %s: %v", seg.line, seg.src, err)}}
+	}
+	return nil
+}
+
+func (s *Session) cd(seg segment) error {
+	dir := seg.src
+	if dir == "" || dir == "~" {
+		dir, _ = os.UserHomeDir()
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(s.workDir(), dir)
+	}
+	if err := os.Chdir(dir); err != nil {
+		return &Error{Name: "CdError", Value: err.Error(), Line: seg.line,
+			Traceback: []string{fmt.Sprintf("cell line %d: %%cd: %v", seg.line, err)}}
+	}
+	s.mu.Lock()
+	s.dir = dir
+	s.mu.Unlock()
+	fmt.Fprintln(s.out.w, dir)
+	return nil
+}
+
+func (s *Session) workDir() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dir
+}
+
+// Dir returns the session's working directory.
+func (s *Session) Dir() string { return s.workDir() }
+
+// Close stops the session: running cells and goroutines waiting on
+// cell.Context() are cancelled, output is flushed, process-wide redirections
+// and the working directory are restored. Safe to call twice.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	if s.rootStop != nil {
+		s.rootStop()
+	}
+	restores := s.restores
+	s.restores = nil
+	s.mu.Unlock()
+	for i := len(restores) - 1; i >= 0; i-- {
+		restores[i]()
+	}
+	if s.out != nil {
+		s.out.close()
+	}
+	if s.errf != nil {
+		s.errf.close()
+	}
+	if s.opts.Dir != "" {
+		_ = os.Chdir(s.origDir)
+	}
+	return nil
+}

@@ -1,0 +1,382 @@
+package eval_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/conclab/conclab/display"
+	"github.com/conclab/conclab/kernel/eval"
+)
+
+// syncBuf is a goroutine-safe buffer.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func newSession(t testing.TB) (*eval.Session, *syncBuf, *syncBuf) {
+	t.Helper()
+	out, errb := &syncBuf{}, &syncBuf{}
+	s, err := eval.New(eval.Options{Stdout: out, Stderr: errb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, out, errb
+}
+
+func mustEval(t testing.TB, s *eval.Session, code string) eval.Result {
+	t.Helper()
+	r, err := s.Eval(context.Background(), code)
+	if err != nil {
+		t.Fatalf("Eval(%q): %v", code, err)
+	}
+	return r
+}
+
+func TestStatePersistsAndValues(t *testing.T) {
+	t.Parallel()
+	s, out, _ := newSession(t)
+	steps := []struct {
+		code     string
+		hasValue bool
+		plain    string
+	}{
+		{"x := 40", false, ""},
+		{"func add(a, b int) int { return a + b }\ntype P struct{ N int }", false, ""},
+		{"import \"strings\"\ny := add(x, 2)\nstrings.Repeat(\"a\", 3)", true, "aaa"},
+		{"y", true, "42"},
+		{"fmt.Println(\"hello\")", false, ""},
+		{"P{N: y}", true, "{42}"},
+		{"func add(a, b int) int { return a * b }\nadd(6, 7)", true, "42"},
+		{"var e error\ne", false, ""},
+		{"// only a comment", false, ""},
+	}
+	for _, st := range steps {
+		r := mustEval(t, s, st.code)
+		if r.HasValue != st.hasValue {
+			t.Fatalf("Eval(%q).HasValue = %v (%v); want %v", st.code, r.HasValue, r.Value, st.hasValue)
+		}
+		if st.plain != "" && r.Data.Data["text/plain"] != st.plain {
+			t.Errorf("Eval(%q) text/plain = %q; want %q", st.code, r.Data.Data["text/plain"], st.plain)
+		}
+	}
+	if got := out.String(); got != "hello\n" {
+		t.Errorf("stdout = %q; want %q", got, "hello\n")
+	}
+}
+
+func TestRenderInterpretedType(t *testing.T) {
+	t.Parallel()
+	s, _, _ := newSession(t)
+	mustEval(t, s, "type Badge string\nfunc (b Badge) HTML() string { return \"<b>\" + string(b) + \"</b>\" }")
+	r := mustEval(t, s, "Badge(\"ok\")")
+	if r.Data.Data["text/html"] != "<b>ok</b>" {
+		t.Errorf("text/html = %v; want <b>ok</b> (bundle %v)", r.Data.Data["text/html"], r.Data.Data)
+	}
+	r = mustEval(t, s, "display.HTML(\"<i>x</i>\")")
+	if r.Data.Data["text/html"] != "<i>x</i>" {
+		t.Errorf("display.HTML: %v", r.Data.Data)
+	}
+	r = mustEval(t, s, "import \"image\"\nimage.NewRGBA(image.Rect(0, 0, 2, 2))")
+	if _, ok := r.Data.Data["image/png"].([]byte); !ok {
+		t.Errorf("image: no PNG in %v", r.Data.Data)
+	}
+}
+
+type rec struct {
+	mu sync.Mutex
+	ds []display.Data
+}
+
+func (r *rec) Display(d display.Data) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ds = append(r.ds, d)
+	return nil
+}
+func (r *rec) Update(id string, d display.Data) error { return r.Display(d) }
+func (r *rec) Clear(bool) error                       { return nil }
+
+func TestDisplayFunction(t *testing.T) {
+	s, _, _ := newSession(t)
+	r := &rec{}
+	restore := display.SetPublisher(r)
+	defer restore()
+	mustEval(t, s, "Display(display.Markdown(\"* hi\"))\ndisplay.Display(display.HTML(\"<p>\"))")
+	if len(r.ds) != 2 || r.ds[0].Data["text/markdown"] != "* hi" {
+		t.Errorf("displayed %v", r.ds)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	t.Parallel()
+	s, _, _ := newSession(t)
+	mustEval(t, s, "keep := 7")
+	tests := []struct {
+		code string
+		name string
+		line int
+		msg  string
+	}{
+		{"a := 1\nb := undefinedThing", "CompileError", 2, ""},
+		{"a := 1\nvar b int = \"s\"", "CompileError", 2, "cannot"},
+		{"x := 1\n\npanic(\"boom\")", "panic", 3, "boom"},
+		{"var m map[string]int\nm[\"a\"] = 1", "panic", 2, "nil map"},
+		{"$ exit 3", "ShellError", 1, "exit status 3"},
+		{"func (", "CompileError", 1, ""},
+	}
+	for _, tt := range tests {
+		_, err := s.Eval(context.Background(), tt.code)
+		var e *eval.Error
+		if !errors.As(err, &e) {
+			t.Fatalf("Eval(%q) = %v; want *eval.Error", tt.code, err)
+		}
+		if e.Name != tt.name || e.Line != tt.line || !strings.Contains(e.Value, tt.msg) {
+			t.Errorf("Eval(%q) = %+v; want name %s line %d containing %q", tt.code, e, tt.name, tt.line, tt.msg)
+		}
+	}
+	if r := mustEval(t, s, "keep"); r.Value != 7 {
+		t.Errorf("after errors keep = %v; want 7", r.Value)
+	}
+}
+
+func TestStreamsWhileRunning(t *testing.T) {
+	t.Parallel()
+	s, out, errb := newSession(t)
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Eval(context.Background(), "fmt.Println(\"first\")\nfmt.Fprintln(os.Stderr, \"warn\")\ntime.Sleep(2 * time.Second)\nfmt.Println(\"second\")")
+		done <- err
+	}()
+	deadline := time.Now().Add(1500 * time.Millisecond)
+	for !strings.Contains(out.String(), "first") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := out.String(); got != "first\n" {
+		t.Fatalf("stdout while running = %q; want %q", got, "first\n")
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "first\nsecond\n" {
+		t.Errorf("stdout = %q", got)
+	}
+	if got := errb.String(); got != "warn\n" {
+		t.Errorf("stderr = %q", got)
+	}
+}
+
+func TestInterrupt(t *testing.T) {
+	t.Parallel()
+	for _, code := range []string{
+		"n := 0\nfor { n++ }",
+		"time.Sleep(time.Hour)",
+		"ch := make(chan int)\n<-ch",
+		"import \"github.com/conclab/conclab/kernel/cell\"\n<-cell.Context().Done()",
+	} {
+		t.Run(code, func(t *testing.T) {
+			t.Parallel()
+			s, _, _ := newSession(t)
+			mustEval(t, s, "state := 41")
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			t0 := time.Now()
+			_, err := s.Eval(ctx, code)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("Eval = %v; want deadline exceeded", err)
+			}
+			if el := time.Since(t0); el > 1300*time.Millisecond {
+				t.Errorf("interrupt took %v; want < 1.3s", el)
+			}
+			if r := mustEval(t, s, "state + 1"); r.Value != 42 {
+				t.Errorf("after interrupt state+1 = %v", r.Value)
+			}
+		})
+	}
+}
+
+func TestShellAndCd(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "marker.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wd, _ := os.Getwd()
+	out := &syncBuf{}
+	s, err := eval.New(eval.Options{Stdout: out, Stderr: out, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustEval(t, s, "$ ls")
+	if !strings.Contains(out.String(), "marker.txt") {
+		t.Errorf("$ ls in Dir: %q", out.String())
+	}
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o755)
+	mustEval(t, s, "%cd sub\n_, err := os.Stat(\"../marker.txt\")\nerr == nil")
+	if s.Dir() != sub {
+		t.Errorf("Dir() = %q; want %q", s.Dir(), sub)
+	}
+	s.Close()
+	if now, _ := os.Getwd(); now != wd {
+		t.Errorf("Close did not restore cwd: %q; want %q", now, wd)
+	}
+}
+
+func TestCompleteInspectIsComplete(t *testing.T) {
+	t.Parallel()
+	s, _, _ := newSession(t)
+	mustEval(t, s, "type Point struct{ X, Y int }\nfunc (p Point) Norm() int { return p.X + p.Y }\npt := Point{1, 2}\nimport \"strings\"")
+	tests := []struct {
+		code string
+		want string
+	}{
+		{"strings.ToU", "ToUpper"},
+		{"fmt.Sprin", "Sprintf"},
+		{"pt.", "X"},
+		{"pri", "println"},
+		{"display.HT", "HTML"},
+	}
+	for _, tt := range tests {
+		m, start, end := s.Complete(tt.code, len(tt.code))
+		found := false
+		for _, x := range m {
+			found = found || x == tt.want
+		}
+		if !found || end != len(tt.code) || start > end {
+			t.Errorf("Complete(%q) = %v [%d,%d]; want to contain %q", tt.code, m, start, end, tt.want)
+		}
+	}
+	if doc, ok := s.Inspect("strings.ToUpper", 10); !ok || !strings.Contains(doc, "ToUpper") {
+		t.Errorf("Inspect strings.ToUpper = %q, %v", doc, ok)
+	}
+	if doc, ok := s.Inspect("pt", 1); !ok || !strings.Contains(doc, "pt") {
+		t.Errorf("Inspect pt = %q, %v", doc, ok)
+	}
+	for code, want := range map[string]string{
+		"x := 1":          "complete",
+		"func f() {":      "incomplete",
+		"x := (1 +":       "incomplete",
+		"x := 1 +":        "incomplete",
+		"}":               "invalid",
+		"x := ]":          "invalid",
+		"$ ls":            "complete",
+		"s := `multi\nli": "incomplete",
+	} {
+		if got, _ := eval.IsComplete(code); got != want {
+			t.Errorf("IsComplete(%q) = %s; want %s", code, got, want)
+		}
+	}
+}
+
+func TestNoGrowthOver1000Executes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	s, _, _ := newSession(t)
+	mustEval(t, s, "counter := 0")
+	for i := 0; i < 50; i++ {
+		mustEval(t, s, "counter++\nfmt.Print(\"\")\ncounter")
+	}
+	runtime.GC()
+	g0 := runtime.NumGoroutine()
+	f0 := openFDs(t)
+	for i := 0; i < 1000; i++ {
+		mustEval(t, s, "counter++\nfmt.Print(\"\")\ncounter")
+	}
+	time.Sleep(100 * time.Millisecond)
+	runtime.GC()
+	if g := runtime.NumGoroutine(); g > g0+2 {
+		t.Errorf("goroutines %d -> %d after 1000 executes", g0, g)
+	}
+	if f := openFDs(t); f > f0+2 {
+		t.Errorf("open fds %d -> %d after 1000 executes", f0, f)
+	}
+}
+
+func openFDs(t testing.TB) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	return len(ents)
+}
+
+func TestInput(t *testing.T) {
+	t.Parallel()
+	var prompts []string
+	lines := []string{"gopher", "42"}
+	out := &syncBuf{}
+	s, err := eval.New(eval.Options{Stdout: out, Input: func(prompt string, password bool) (string, error) {
+		prompts = append(prompts, prompt)
+		l := lines[0]
+		lines = lines[1:]
+		return l, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := mustEval(t, s, "import \"bufio\"\nname, _ := bufio.NewReader(os.Stdin).ReadString('\\n')\nvar n int\nfmt.Scan(&n)\nstrings.TrimSpace(name) + fmt.Sprint(n+1)")
+	if r.Value != "gopher43" || len(prompts) != 2 {
+		t.Errorf("value %v after prompts %q; want gopher43 after 2 prompts", r.Value, prompts)
+	}
+}
+
+func TestCaptureProcessOutput(t *testing.T) {
+	// Not parallel: redirects the process-wide os.Stdout.
+	out := &syncBuf{}
+	orig := os.Stdout
+	s, err := eval.New(eval.Options{Stdout: out, Stderr: out, CaptureProcessOutput: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustEval(t, s, "import \"github.com/conclab/conclab/bench/frame\"\nfmt.Print(frame.FormatNumber(1.5))")
+	// Compiled code printing to os.Stdout is captured too.
+	os.Stdout.WriteString("|compiled")
+	s.Close()
+	if os.Stdout != orig {
+		t.Error("Close did not restore os.Stdout")
+	}
+	if got := out.String(); !strings.Contains(got, "|compiled") {
+		t.Errorf("captured %q; want compiled output", got)
+	}
+}
+
+func TestGoroutinePanicDoesNotKillProcess(t *testing.T) {
+	t.Parallel()
+	s, _, errb := newSession(t)
+	mustEval(t, s, "done := make(chan bool)\ngo func() {\n\tdefer close(done)\n\tvar m map[int]int\n\tm[1] = 1\n}()\n<-done")
+	deadline := time.Now().Add(2 * time.Second)
+	for !strings.Contains(errb.String(), "panic in goroutine") && time.Now().Before(deadline) {
+		mustEval(t, s, "1") // flushes the cell streams
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !strings.Contains(errb.String(), "panic in goroutine") {
+		t.Errorf("stderr = %q; want the recovered goroutine panic reported", errb.String())
+	}
+	mustEval(t, s, "func spawn(c chan int) { go func(n int) { c <- n * 2 }(21) }\nc := make(chan int)\nspawn(c)")
+	if r := mustEval(t, s, "<-c"); r.Value != 42 {
+		t.Errorf("<-c = %v; want 42", r.Value)
+	}
+}

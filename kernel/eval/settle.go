@@ -1,0 +1,58 @@
+package eval
+
+import (
+	"bytes"
+	"context"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// yaegi's EvalWithContext returns as soon as its context is cancelled, while
+// the goroutine running the cell stops at its next check a moment later.
+// The next cell must not start before it has stopped (the interpreter's
+// frame is not safe for concurrent use), so each Eval labels its goroutines
+// and an interrupted Eval waits until no goroutine with its label is still
+// inside EvalWithContext.
+
+const evalLabel = "conclab_eval"
+
+var evalSeq atomic.Uint64
+
+// labelled runs f with a fresh eval label and returns the label value.
+func labelled(ctx context.Context, f func()) string {
+	id := strconv.FormatUint(evalSeq.Add(1), 10)
+	pprof.Do(ctx, pprof.Labels(evalLabel, id), func(context.Context) { f() })
+	return id
+}
+
+// settle waits, up to max, until the interpreter goroutine of eval id has
+// returned. It reports whether it did.
+func settle(id string, max time.Duration) bool {
+	deadline := time.Now().Add(max)
+	for {
+		if !running(id) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func running(id string) bool {
+	var buf bytes.Buffer
+	if err := pprof.Lookup("goroutine").WriteTo(&buf, 1); err != nil {
+		return false
+	}
+	want := `"` + evalLabel + `":"` + id + `"`
+	for _, rec := range strings.Split(buf.String(), "\n\n") {
+		if strings.Contains(rec, want) && strings.Contains(rec, "EvalWithContext.func1") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,55 @@
+"""Jupyter's conformance suite (jupyter_kernel_test) against the conclab kernel.
+
+Run with /usr/bin/python3 -m unittest -v test_conclab_kernel, after
+`conclab install --prefix DIR` and with JUPYTER_PATH=DIR/share/jupyter.
+Every test method of the suite has a non-empty sample, so none is skipped.
+"""
+import unittest
+
+import jupyter_kernel_test
+
+
+class ConclabKernelTests(jupyter_kernel_test.KernelTests):
+    kernel_name = "conclab"
+    language_name = "go"
+    file_extension = ".go"
+
+    code_hello_world = 'fmt.Println("hello, world")'
+    code_stderr = 'fmt.Fprintln(os.Stderr, "to stderr")'
+
+    completion_samples = [
+        {"text": "strings.ToUpp", "matches": {"ToUpper", "ToUpperSpecial"}},
+        {"text": "fmt.Sprintl", "matches": {"Sprintln"}},
+        {"text": "display.Markd", "matches": {"Markdown", "Markdowner"}},
+    ]
+
+    complete_code_samples = ["x := 1", "func f() int { return 1 }", "$ ls", 'fmt.Println("}")']
+    incomplete_code_samples = ["func f() {", "xs := []int{1,", "s := `raw", "y := 1 +"]
+    invalid_code_samples = ["x := )", "}", "x := 1 ]", "func f() { return 1 +* }"]
+
+    code_page_something = "strings.ToUpper?"
+
+    code_generate_error = 'panic("boom")'
+
+    code_execute_result = [
+        {"code": "6*7", "result": "42"},
+        {"code": '"go" + "pher"', "result": "gopher"},
+        {"code": 'display.HTML("<b>bold</b>")', "mime": "text/html", "result": "<b>bold</b>"},
+    ]
+
+    code_display_data = [
+        {"code": 'Display(display.HTML("<i>shown</i>"))', "mime": "text/html"},
+        {"code": 'display.Display(display.Markdown("*md*"))', "mime": "text/markdown"},
+        {"code": "display.Display(display.Image(image.NewRGBA(image.Rect(0, 0, 8, 8))))", "mime": "image/png"},
+    ]
+
+    code_history_pattern = "6*?"
+    supported_history_operations = ("tail", "range", "search")
+
+    code_inspect_sample = "strings.ToUpper"
+
+    code_clear_output = "display.Clear(true)"
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# compare-load.sh — measure `conclab load` against wrk and hey on loopback.
+#
+# Starts a trivial keep-alive Go server (bench/load/internal/testserver) and
+# runs wrk (Debian package), hey (built from its module in a scratch module
+# outside the repository) and `conclab load` against it, 50 connections for
+# 5 s each, then does the same against a server that answers after 20 ms.
+# Prints req/s ratios and the p50/p99 agreement with wrk on the 20 ms server.
+#
+# Targets: conclab ≥ 0.7x wrk and ≥ 1.2x hey req/s on the trivial server;
+# p50 and p99 within 5 % of wrk's on the 20 ms server.
+#
+# On a busy machine one run per tool is at the mercy of whatever else runs
+# during its 5 s, so the tools run in ROUNDS interleaved rounds (the order
+# rotating each round) and the medians are compared.
+#
+# Usage: scripts/compare-load.sh [-c CONNS] [-d SECONDS] [-r ROUNDS] [--strict]
+#   -r        rounds per server (default 3)
+#   --strict  exit 1 when a target is missed (default: report only; the
+#             figures are noisy on a shared machine).
+# Environment: HEY_VERSION (default v0.1.4), CONCLAB_PEERS (default
+# $HOME/.cache/conclab-peers), CONCLAB (a conclab binary; default: built).
+set -euo pipefail
+
+CONNS=50
+SECS=5
+ROUNDS=3
+STRICT=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-c) CONNS="$2"; shift 2 ;;
+	-d) SECS="$2"; shift 2 ;;
+	-r) ROUNDS="$2"; shift 2 ;;
+	--strict) STRICT=1; shift ;;
+	-h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+	*) echo "compare-load: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+case "$CONNS$SECS$ROUNDS" in *[!0-9]*|"") echo "compare-load: -c, -d and -r take whole numbers" >&2; exit 2 ;; esac
+[ "$CONNS" -gt 0 ] && [ "$SECS" -gt 0 ] && [ "$ROUNDS" -gt 0 ] || { echo "compare-load: -c, -d and -r must be positive" >&2; exit 2; }
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+HEY_VERSION=${HEY_VERSION:-v0.1.4}
+PEERS=${CONCLAB_PEERS:-$HOME/.cache/conclab-peers}
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+need() { command -v "$1" >/dev/null || { echo "compare-load: $1 not found ($2)" >&2; exit 1; }; }
+need wrk "apt-get install wrk"
+need go "Go toolchain"
+need jq "apt-get install jq"
+
+# hey, built from its module outside the repository (never vendored here).
+HEY_DIR="$PEERS/hey-$HEY_VERSION"
+HEY="$HEY_DIR/hey"
+if [ ! -x "$HEY" ]; then
+	echo "building hey $HEY_VERSION in $HEY_DIR" >&2
+	mkdir -p "$HEY_DIR"
+	(cd "$HEY_DIR" && { [ -f go.mod ] || go mod init x >/dev/null 2>&1; } &&
+		GOFLAGS=-mod=mod go get "github.com/rakyll/hey@$HEY_VERSION" >/dev/null 2>&1 &&
+		go build -o hey github.com/rakyll/hey)
+fi
+
+CONCLAB=${CONCLAB:-}
+if [ -z "$CONCLAB" ]; then
+	CONCLAB="$WORK/conclab"
+	(cd "$ROOT" && go build -o "$CONCLAB" ./cmd/conclab)
+fi
+(cd "$ROOT" && go build -o "$WORK/testserver" ./bench/load/internal/testserver)
+
+start_server() { # $1 = delay; sets ADDR
+	local f="$WORK/addr-$1"
+	rm -f "$f"
+	"$WORK/testserver" -delay "$1" -max $((SECS * ROUNDS * 4 + 120))s >"$f" &
+	PIDS+=($!)
+	for _ in $(seq 50); do
+		ADDR=$(head -1 "$f" 2>/dev/null || true)
+		[ -n "$ADDR" ] && return
+		sleep 0.1
+	done
+	echo "compare-load: test server did not start" >&2
+	exit 1
+}
+stop_server() { kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true; unset 'PIDS[-1]'; }
+
+# to_ms "1.23ms" | "850.00us" | "1.02s" -> milliseconds
+to_ms() { awk -v v="$1" 'BEGIN{ if (v ~ /us$/) printf "%.4f", v/1000; else if (v ~ /ms$/) printf "%.4f", v+0; else if (v ~ /s$/) printf "%.4f", v*1000; else printf "nan" }'; }
+
+run_wrk() { # appends "rps p50 p99" to $WORK/wrk.res
+	wrk -t2 -c"$CONNS" -d"${SECS}s" --latency "http://$ADDR/" >"$WORK/wrk.txt"
+	echo "$(awk '/^Requests\/sec:/{print $2}' "$WORK/wrk.txt")" \
+		"$(to_ms "$(awk '$1=="50%"{print $2}' "$WORK/wrk.txt")")" \
+		"$(to_ms "$(awk '$1=="99%"{print $2}' "$WORK/wrk.txt")")" >>"$WORK/wrk.res"
+}
+run_hey() { # appends "rps" to $WORK/hey.res
+	"$HEY" -c "$CONNS" -z "${SECS}s" "http://$ADDR/" >"$WORK/hey.txt"
+	awk -F'\t' '/Requests\/sec:/{gsub(/ /,"",$2); print $2}' "$WORK/hey.txt" >>"$WORK/hey.res"
+}
+col() { jq -r --arg c "$2" '.summary.rows[0] as $r | .summary.columns | map(.name) | index($c) as $i | $r[$i]' "$1"; }
+run_conclab() { # appends "rps p50 p99" to $WORK/conclab.res
+	"$CONCLAB" load "http://$ADDR/" -c "$CONNS" -d "${SECS}s" --json >"$WORK/cl.json"
+	echo "$(col "$WORK/cl.json" rps) $(col "$WORK/cl.json" med_ms) $(col "$WORK/cl.json" p99_ms)" >>"$WORK/conclab.res"
+	jq -r '.warnings[]' "$WORK/cl.json" | sed 's/^/  conclab warning: /' >&2
+}
+median() { # $1 file, $2 field -> median of that field
+	awk -v f="$2" '{print $f}' "$1" | sort -g | awk '{v[NR]=$1} END{ if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2 }'
+}
+all() { awk -v f="$2" '{printf "%s%.0f", (NR>1?" ":""), $f}' "$1"; }
+all2() { awk -v f="$2" '{printf "%s%.2f", (NR>1?" ":""), $f}' "$1"; }
+measure() { # $1 = server delay: ROUNDS interleaved rounds of the three tools
+	rm -f "$WORK"/*.res
+	start_server "$1"
+	local order=(wrk hey conclab)
+	for r in $(seq "$ROUNDS"); do
+		for k in 0 1 2; do "run_${order[$(((k + r) % 3))]}"; done
+	done
+	stop_server
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b>0) printf "%.2f", a/b; else print "nan" }'; }
+pct() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b>0) printf "%+.1f", 100*(a-b)/b; else print "nan" }'; }
+MISSED=0
+check() { # $1 label, $2 ok-expression result (1/0)
+	if [ "$2" = 1 ]; then echo "  PASS $1"; else echo "  MISS $1"; MISSED=1; fi
+}
+
+echo "machine: $(nproc) CPUs, $(uname -r); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "each tool: $CONNS connections, ${SECS}s, http://127.0.0.1 (keep-alive); $ROUNDS interleaved rounds, medians"
+echo
+
+measure 0
+WRK_RPS=$(median "$WORK/wrk.res" 1); HEY_RPS=$(median "$WORK/hey.res" 1); CL_RPS=$(median "$WORK/conclab.res" 1)
+echo "trivial server   median req/s   (each round)"
+printf "  wrk      %12.0f   (%s)\n" "$WRK_RPS" "$(all "$WORK/wrk.res" 1)"
+printf "  hey      %12.0f   (%s)\n" "$HEY_RPS" "$(all "$WORK/hey.res" 1)"
+printf "  conclab  %12.0f   (%s)\n" "$CL_RPS" "$(all "$WORK/conclab.res" 1)"
+R_WRK=$(ratio "$CL_RPS" "$WRK_RPS"); R_HEY=$(ratio "$CL_RPS" "$HEY_RPS")
+echo "  conclab/wrk = ${R_WRK}x   conclab/hey = ${R_HEY}x"
+check "conclab ≥ 0.7x wrk (${R_WRK}x)" "$(awk -v r="$R_WRK" 'BEGIN{print (r>=0.7)?1:0}')"
+check "conclab ≥ 1.2x hey (${R_HEY}x)" "$(awk -v r="$R_HEY" 'BEGIN{print (r>=1.2)?1:0}')"
+echo
+
+measure 20ms
+WRK_RPS=$(median "$WORK/wrk.res" 1); HEY_RPS=$(median "$WORK/hey.res" 1); CL_RPS=$(median "$WORK/conclab.res" 1)
+WRK_P50=$(median "$WORK/wrk.res" 2); WRK_P99=$(median "$WORK/wrk.res" 3)
+CL_P50=$(median "$WORK/conclab.res" 2); CL_P99=$(median "$WORK/conclab.res" 3)
+echo "20 ms server     median req/s   p50 ms     p99 ms     (p99 each round)"
+printf "  wrk      %12.0f %10.2f %10.2f     (%s)\n" "$WRK_RPS" "$WRK_P50" "$WRK_P99" "$(all2 "$WORK/wrk.res" 3)"
+printf "  hey      %12.0f\n" "$HEY_RPS"
+printf "  conclab  %12.0f %10.2f %10.2f     (%s)\n" "$CL_RPS" "$CL_P50" "$CL_P99" "$(all2 "$WORK/conclab.res" 3)"
+D50=$(pct "$CL_P50" "$WRK_P50"); D99=$(pct "$CL_P99" "$WRK_P99")
+echo "  conclab vs wrk: p50 ${D50}%  p99 ${D99}%  req/s $(ratio "$CL_RPS" "$WRK_RPS")x"
+check "p50 within 5% of wrk (${D50}%)" "$(awk -v d="$D50" 'BEGIN{print (d<=5 && d>=-5)?1:0}')"
+check "p99 within 5% of wrk (${D99}%)" "$(awk -v d="$D99" 'BEGIN{print (d<=5 && d>=-5)?1:0}')"
+
+if [ "$STRICT" = 1 ] && [ "$MISSED" = 1 ]; then exit 1; fi
+exit 0

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The conclab kernel's integration suite: generated symbols up to date; bad
+# input to `conclab kernel`; the kernelspec install; Jupyter's conformance
+# suite (jupyter_kernel_test); a notebook run by nbconvert through the
+# kernel; the kernel packages on Go 1.27 (GOTOOLCHAIN=go1.27.3).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+py=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+conclab=$(command -v conclab || true)
+if [ -z "$conclab" ]; then
+  go build -o "$tmp/conclab" ./cmd/conclab
+  conclab="$tmp/conclab"
+fi
+
+echo "-- generated interpreter symbols are up to date"
+bash scripts/check-generated.sh
+
+echo "-- conclab version"
+"$conclab" version
+
+echo "-- bad input: clear message, non-zero exit, no stack trace"
+expect_fail() { # expect_fail WANT ARGS...
+  local want=$1; shift
+  local out code=0
+  out=$("$conclab" "$@" 2>&1) || code=$?
+  if [ "$code" -eq 0 ] || ! grep -q -- "$want" <<<"$out" || grep -q 'goroutine [0-9]' <<<"$out"; then
+    echo "FAIL: conclab $* -> exit $code, output: $out (want non-zero exit mentioning '$want', no stack trace)" >&2
+    exit 1
+  fi
+  echo "ok: conclab $* -> exit $code: $(head -1 <<<"$out")"
+}
+expect_fail "does not exist" kernel "$tmp/missing.json"
+echo '{not json' >"$tmp/bad.json"
+expect_fail "not valid JSON" kernel "$tmp/bad.json"
+good='{"transport":"tcp","ip":"127.0.0.1","shell_port":PORT,"iopub_port":0,"stdin_port":0,"control_port":0,"hb_port":0,"signature_scheme":"hmac-sha256","key":"k"}'
+ports=$($py -c 'import socket
+ss=[socket.socket() for _ in range(5)]
+[s.bind(("127.0.0.1",0)) for s in ss]
+print(" ".join(str(s.getsockname()[1]) for s in ss))')
+read -r p1 p2 p3 p4 p5 <<<"$ports"
+conn() { # conn SCHEME SHELLPORT
+  printf '{"transport":"tcp","ip":"127.0.0.1","shell_port":%s,"iopub_port":%s,"stdin_port":%s,"control_port":%s,"hb_port":%s,"signature_scheme":"%s","key":"k"}' "$2" "$p2" "$p3" "$p4" "$p5" "$1"
+}
+conn hmac-md5 "$p1" >"$tmp/scheme.json"
+expect_fail "unsupported signature_scheme" kernel "$tmp/scheme.json"
+if [ "$(id -u)" -ne 0 ]; then
+  conn hmac-sha256 "$p1" >"$tmp/unreadable.json"; chmod 000 "$tmp/unreadable.json"
+  expect_fail "not readable" kernel "$tmp/unreadable.json"
+fi
+conn hmac-sha256 "$p1" >"$tmp/inuse.json"
+$py -c 'import socket,sys,time
+s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen()
+time.sleep(30)' "$p1" &
+holder=$!
+sleep 0.5
+expect_fail "shell port $p1" kernel "$tmp/inuse.json"
+kill "$holder" 2>/dev/null || true
+wait "$holder" 2>/dev/null || true
+
+echo "-- conclab install --prefix"
+"$conclab" install --prefix "$tmp/prefix"
+export JUPYTER_PATH="$tmp/prefix/share/jupyter"
+export JUPYTER_RUNTIME_DIR="$tmp/runtime"
+for f in kernel.json logo-32x32.png logo-64x64.png; do
+  test -s "$tmp/prefix/share/jupyter/kernels/conclab/$f" || { echo "FAIL: kernelspec lacks $f" >&2; exit 1; }
+done
+specs=$(jupyter kernelspec list 2>/dev/null)
+grep -q "conclab" <<<"$specs" || { echo "FAIL: jupyter kernelspec list does not show conclab: $specs" >&2; exit 1; }
+echo "ok: jupyter kernelspec list shows conclab"
+
+echo "-- jupyter_kernel_test conformance suite"
+(cd kernel/testdata && $py -m unittest -v test_conclab_kernel 2>&1 | grep -v -e 'frozen modules' -e 'Debugger warning' -e 'Debugging will proceed' -e 'Xfrozen_modules' ) | tee "$tmp/jkt.log"
+grep -q '^OK$' "$tmp/jkt.log" || { echo "FAIL: jupyter_kernel_test" >&2; exit 1; }
+if grep -q 'skipped' "$tmp/jkt.log"; then echo "FAIL: a conformance test was skipped" >&2; exit 1; fi
+
+echo "-- interrupt (message and SIGINT), streaming, stdin, restart through jupyter_client"
+(cd kernel/testdata && $py -m unittest -v test_kernel_behaviour 2>&1 | grep -v -e 'frozen modules' -e 'Debugger warning' -e 'Debugging will proceed' -e 'Xfrozen_modules' ) | tee "$tmp/beh.log"
+grep -q '^OK$' "$tmp/beh.log" || { echo "FAIL: kernel behaviour tests" >&2; exit 1; }
+
+echo "-- notebook through nbconvert"
+mkdir -p "$tmp/nb"
+jupyter nbconvert --execute --allow-errors --to notebook --ExecutePreprocessor.timeout=120 \
+  --output-dir "$tmp/nb" kernel/testdata/kernel_outputs.ipynb 2>&1 | grep -v -e 'frozen modules' -e 'Debugger warning' -e 'Debugging will proceed' -e 'Xfrozen_modules' || true
+$py kernel/testdata/check_notebook.py "$tmp/nb/kernel_outputs.ipynb"
+
+echo "-- kernel packages on Go 1.27"
+GOTOOLCHAIN=go1.27.3 go vet ./display ./kernel/... ./internal/symbols/...
+GOTOOLCHAIN=go1.27.3 go test -count=1 ./display ./kernel/... ./internal/symbols/...
+GOTOOLCHAIN=go1.27.3 go build -o "$tmp/conclab127" ./cmd/conclab
+"$tmp/conclab127" version
+echo "== kernel suite passed"
