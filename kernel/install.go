@@ -53,9 +53,10 @@ func (w Where) KernelsDir() (string, error) {
 		}
 		return filepath.Join(abs, "share", "jupyter", "kernels"), nil
 	case w.SysPrefix:
-		out, err := exec.Command("python3", "-c", "import sys; print(sys.prefix)").Output()
+		py := jupyterPython()
+		out, err := exec.Command(py, "-c", "import sys; print(sys.prefix)").Output()
 		if err != nil {
-			return "", fmt.Errorf("--sys-prefix needs python3 to find sys.prefix: %v", err)
+			return "", fmt.Errorf("--sys-prefix needs %s to find sys.prefix: %v", py, err)
 		}
 		return filepath.Join(strings.TrimSpace(string(out)), "share", "jupyter", "kernels"), nil
 	default:
@@ -72,6 +73,35 @@ func (w Where) KernelsDir() (string, error) {
 		}
 		return filepath.Join(base, "jupyter", "kernels"), nil
 	}
+}
+
+// jupyterPython returns the Python interpreter that runs `jupyter` on PATH
+// (from its #! line), whose sys.prefix is where --sys-prefix installs, or
+// "python3".
+func jupyterPython() string {
+	j, err := exec.LookPath("jupyter")
+	if err != nil {
+		return "python3"
+	}
+	f, err := os.Open(j)
+	if err != nil {
+		return "python3"
+	}
+	defer f.Close()
+	buf := make([]byte, 256)
+	n, _ := f.Read(buf)
+	line, _, _ := strings.Cut(string(buf[:n]), "\n")
+	if !strings.HasPrefix(line, "#!") {
+		return "python3"
+	}
+	fields := strings.Fields(strings.TrimPrefix(line, "#!"))
+	if len(fields) == 0 {
+		return "python3"
+	}
+	if filepath.Base(fields[0]) == "env" && len(fields) > 1 {
+		return fields[1]
+	}
+	return fields[0]
 }
 
 // Install writes the kernelspec (kernel.json, logo-32x32.png,

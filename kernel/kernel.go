@@ -163,6 +163,7 @@ func unwrapAll(err error) error {
 // then closes the kernel. It returns nil on a requested shutdown.
 func (k *Kernel) Run(ctx context.Context) error {
 	k.publishStatus(nil, "starting")
+	go k.welcome()
 	k.wg.Add(5)
 	go k.serveHeartbeat()
 	go k.serve(k.control, "control")
@@ -176,6 +177,25 @@ func (k *Kernel) Run(ctx context.Context) error {
 	}
 	k.Close()
 	return nil
+}
+
+// welcome publishes an idle status as soon as the first IOPub subscription
+// is registered: a status sent before that is lost (ZeroMQ's slow joiner),
+// and jupyter_client waits for IOPub traffic after its first kernel_info
+// reply before it considers the kernel ready.
+func (k *Kernel) welcome() {
+	t, ok := k.iopub.(interface{ Topics() []string })
+	if !ok {
+		return
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(t.Topics()) == 0 {
+		if k.stopping() || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	k.publishStatus(nil, "idle")
 }
 
 // Close stops the kernel: the running cell is cancelled, sockets and the
@@ -410,17 +430,20 @@ func (k *Kernel) serveStdin() {
 
 // handle dispatches one request, wrapped in busy/idle status.
 func (k *Kernel) handle(s zmq4.Socket, channel string, m *wire.Msg) {
-	defer func() {
-		if r := recover(); r != nil {
-			k.log.Printf("%s: internal error handling %s: %v", channel, m.Header.MsgType, r)
-		}
-	}()
 	if !m.Header.MsgType.IsRequest() {
 		k.log.Printf("%s: ignored %s", channel, m.Header.MsgType)
 		return
 	}
 	k.publishStatus(m, "busy")
-	defer k.publishStatus(m, "idle")
+	defer func() {
+		if r := recover(); r != nil {
+			// A bug in the kernel must not leave the client waiting forever.
+			k.log.Printf("%s: internal error handling %s: %v", channel, m.Header.MsgType, r)
+			k.reply(s, m, map[string]any{"status": "error", "ename": "KernelError",
+				"evalue": fmt.Sprint(r), "traceback": []string{fmt.Sprint(r)}})
+		}
+		k.publishStatus(m, "idle")
+	}()
 	switch m.Header.MsgType {
 	case wire.KernelInfoRequest:
 		k.reply(s, m, k.kernelInfo())

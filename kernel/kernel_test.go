@@ -469,3 +469,120 @@ func TestStopOnErrorAbortsQueued(t *testing.T) {
 		t.Errorf("after abort: %v", r.reply)
 	}
 }
+
+func TestHeartbeatEchoes(t *testing.T) {
+	_, ci, _ := startKernel(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req := zmq4.NewReq(ctx)
+	defer req.Close()
+	if err := req.Dial(fmt.Sprintf("tcp://127.0.0.1:%d", ci.HBPort)); err != nil {
+		t.Fatal(err)
+	}
+	for _, ping := range []string{"ping", "\x00binary\xff"} {
+		if err := req.Send(zmq4.NewMsgString(ping)); err != nil {
+			t.Fatal(err)
+		}
+		m, err := req.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(m.Bytes()) != ping {
+			t.Errorf("heartbeat echoed %q; want %q", m.Bytes(), ping)
+		}
+	}
+}
+
+func TestKernelInfoAndBusyIdleOnControl(t *testing.T) {
+	_, _, c := startKernel(t)
+	id := c.send(c.control, wire.KernelInfoRequest, map[string]any{}, c.signer)
+	rep := c.wait(c.controlCh, id, wire.KernelInfoReply, 5*time.Second)
+	var info struct {
+		Status          string `json:"status"`
+		ProtocolVersion string `json:"protocol_version"`
+		Implementation  string `json:"implementation"`
+		LanguageInfo    struct {
+			Name, Mimetype, FileExtension string
+			PygmentsLexer                 string `json:"pygments_lexer"`
+			CodemirrorMode                string `json:"codemirror_mode"`
+		} `json:"language_info"`
+	}
+	if err := json.Unmarshal(rep.Content, &info); err != nil {
+		t.Fatal(err)
+	}
+	if info.Status != "ok" || info.ProtocolVersion != wire.ProtocolVersion || info.Implementation != "conclab" ||
+		info.LanguageInfo.Name != "go" || info.LanguageInfo.Mimetype != "text/x-go" ||
+		info.LanguageInfo.PygmentsLexer != "go" || info.LanguageInfo.CodemirrorMode != "go" {
+		t.Errorf("kernel_info = %s", rep.Content)
+	}
+	var states []string
+	deadline := time.After(2 * time.Second)
+	for len(states) < 2 {
+		select {
+		case m := <-c.iopubCh:
+			if m.ParentHeader.MsgID == id && m.Header.MsgType == wire.Status {
+				var s struct {
+					ExecutionState string `json:"execution_state"`
+				}
+				_ = json.Unmarshal(m.Content, &s)
+				states = append(states, s.ExecutionState)
+			}
+		case <-deadline:
+			t.Fatalf("status messages for a control request: %v; want busy, idle", states)
+		}
+	}
+	if states[0] != "busy" || states[1] != "idle" {
+		t.Errorf("states = %v; want [busy idle]", states)
+	}
+}
+
+func TestExecutionCountRules(t *testing.T) {
+	_, _, c := startKernel(t)
+	run := func(content map[string]any) execResult {
+		t.Helper()
+		return c.collect(c.send(c.shell, wire.ExecuteRequest, content, c.signer), 10*time.Second)
+	}
+	count := func(r execResult) float64 { return r.reply["execution_count"].(float64) }
+	if r := run(map[string]any{"code": "1"}); count(r) != 1 {
+		t.Fatalf("first count = %v", count(r))
+	}
+	r := run(map[string]any{"code": "2", "silent": true})
+	if count(r) != 1 {
+		t.Errorf("silent execute changed the count to %v", count(r))
+	}
+	for _, m := range r.iopub {
+		if m.Header.MsgType == wire.ExecuteInput || m.Header.MsgType == wire.ExecuteResult {
+			t.Errorf("silent execute published %s", m.Header.MsgType)
+		}
+	}
+	if r := run(map[string]any{"code": "3", "store_history": false}); count(r) != 1 {
+		t.Errorf("store_history=false changed the count to %v", count(r))
+	}
+	if r := run(map[string]any{"code": "4"}); count(r) != 2 {
+		t.Errorf("next count = %v; want 2", count(r))
+	}
+	r = run(map[string]any{"code": "x := 6", "user_expressions": map[string]any{"double": "x * 2"}})
+	ue, _ := r.reply["user_expressions"].(map[string]any)
+	d, _ := ue["double"].(map[string]any)
+	if d["status"] != "ok" || !strings.Contains(fmt.Sprint(d["data"]), "12") {
+		t.Errorf("user_expressions = %v", r.reply["user_expressions"])
+	}
+}
+
+func TestMalformedContentGetsErrorReply(t *testing.T) {
+	_, _, c := startKernel(t)
+	for _, typ := range []wire.MsgType{wire.ExecuteRequest, wire.CompleteRequest, wire.InspectRequest, wire.IsCompleteRequest, wire.HistoryRequest} {
+		id := c.send(c.shell, typ, map[string]any{"code": 5, "cursor_pos": "x", "n": "y"}, c.signer)
+		rep := c.wait(c.shellCh, id, typ.Reply(), 5*time.Second)
+		if !strings.Contains(string(rep.Content), `"status":"error"`) {
+			t.Errorf("%s with bad content: reply %s; want an error reply", typ, rep.Content)
+		}
+	}
+	id := c.send(c.shell, "no_such_request", map[string]any{}, c.signer)
+	if rep := c.wait(c.shellCh, id, "no_such_reply", 5*time.Second); !strings.Contains(string(rep.Content), "not supported") {
+		t.Errorf("unknown request: %s", rep.Content)
+	}
+	if r := c.execute("1 + 1", 5*time.Second); r.reply["status"] != "ok" {
+		t.Errorf("kernel unusable after malformed requests: %v", r.reply)
+	}
+}

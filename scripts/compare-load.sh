@@ -53,7 +53,7 @@ trap cleanup EXIT
 need() { command -v "$1" >/dev/null || { echo "compare-load: $1 not found ($2)" >&2; exit 1; }; }
 need wrk "apt-get install wrk"
 need go "Go toolchain"
-need jq "apt-get install jq"
+need python3 "Python 3"
 
 # hey, built from its module outside the repository (never vendored here).
 HEY_DIR="$PEERS/hey-$HEY_VERSION"
@@ -101,11 +101,13 @@ run_hey() { # appends "rps" to $WORK/hey.res
 	"$HEY" -c "$CONNS" -z "${SECS}s" "http://$ADDR/" >"$WORK/hey.txt"
 	awk -F'\t' '/Requests\/sec:/{gsub(/ /,"",$2); print $2}' "$WORK/hey.txt" >>"$WORK/hey.res"
 }
-col() { jq -r --arg c "$2" '.summary.rows[0] as $r | .summary.columns | map(.name) | index($c) as $i | $r[$i]' "$1"; }
+col() { # col FILE COLUMN: a summary column of `conclab load --json` output
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["summary"]; n=[c["name"] for c in d["columns"]]; v=d["rows"][0][n.index(sys.argv[2])] if sys.argv[2] in n else None; print("null" if v is None else (int(v) if float(v).is_integer() else v))' "$1" "$2"
+}
 run_conclab() { # appends "rps p50 p99" to $WORK/conclab.res
 	"$CONCLAB" load "http://$ADDR/" -c "$CONNS" -d "${SECS}s" --json >"$WORK/cl.json"
 	echo "$(col "$WORK/cl.json" rps) $(col "$WORK/cl.json" med_ms) $(col "$WORK/cl.json" p99_ms)" >>"$WORK/conclab.res"
-	jq -r '.warnings[]' "$WORK/cl.json" | sed 's/^/  conclab warning: /' >&2
+	python3 -c 'import json,sys; [print("  conclab warning:", w) for w in json.load(open(sys.argv[1]))["warnings"]]' "$WORK/cl.json" >&2
 }
 median() { # $1 file, $2 field -> median of that field
 	awk -v f="$2" '{print $f}' "$1" | sort -g | awk '{v[NR]=$1} END{ if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2 }'

@@ -38,8 +38,10 @@ type Calibration struct {
 	CPUs    int
 	Python  string // e.g. "CPython 3.11.2"
 
-	// Image is one source-000 convert pipeline (open, convert, rotate x4,
-	// save) on an ImageWidth x ImageHeight image of ImageBytes.
+	// Image is the CPU time of one source-000 convert pipeline (open,
+	// convert, rotate x4, save) on an ImageWidth x ImageHeight image of
+	// ImageBytes. CPU steps are measured in CPU time, as the model burns
+	// CPU time, so other processes on a shared machine do not skew them.
 	Image                   time.Duration
 	ImageWidth, ImageHeight int
 	ImageBytes              int
@@ -50,12 +52,13 @@ type Calibration struct {
 	// competing for the GIL beside it (the convoy effect).
 	ImageContended time.Duration
 
-	// SumSquares is source 003's sum of squares of SumSquaresN, pure Python
-	// (holds the GIL throughout).
+	// SumSquares is the CPU time of source 003's sum of squares of
+	// SumSquaresN, pure Python (holds the GIL throughout).
 	SumSquares  time.Duration
 	SumSquaresN int
 
-	// Insert is one committed INSERT into DBKind ("sqlite" or "mysql").
+	// Insert is the wall time of one committed INSERT into DBKind
+	// ("sqlite" or "mysql"); the model waits it as I/O.
 	Insert time.Duration
 	DBKind string
 }

@@ -216,8 +216,22 @@ func Compare001(ctx context.Context, opts Options, cases []Case001) (*frame.Fram
 			return nil, err
 		}
 		r = withNumber(r, "elapsed_s_fixed", base.Float("elapsed_s", 0))
-		m, err := ModelBurst(ctx, c.Endpoint, pymodel.Config{CPUs: env.CPUs}, 1, h, c.N)
-		if err != nil {
+		var m *frame.Frame
+		if opts.ModelOverHTTP {
+			st, err := strategy001(c.Endpoint, env.CPUs)
+			if err != nil {
+				return nil, err
+			}
+			ms, err := startModel(ctx, st, []pymodel.Step{pymodel.Sleep(c.Wait)})
+			if err != nil {
+				return nil, err
+			}
+			m, err = Bench001(ctx, opts, c.Endpoint, ms.URL()+c.Endpoint, c.N)
+			ms.Close()
+			if err != nil {
+				return nil, err
+			}
+		} else if m, err = ModelBurst(ctx, c.Endpoint, pymodel.Config{CPUs: env.CPUs}, 1, h, c.N); err != nil {
 			return nil, err
 		}
 		if real, err = frame.Concat(real.Name, real, r); err != nil {
@@ -239,6 +253,22 @@ func Compare001(ctx context.Context, opts Options, cases []Case001) (*frame.Fram
 		r["arithmetic_s"], r["threads"] = arith[k], threads[k]
 	})
 	return env.Describe(out), nil
+}
+
+// bestOf runs run k times (at least once) and returns the frame with the
+// smallest elapsed_s.
+func bestOf(k int, run func() (*frame.Frame, error)) (*frame.Frame, error) {
+	var best *frame.Frame
+	for i := 0; i < max(k, 1); i++ {
+		f, err := run()
+		if err != nil {
+			return nil, err
+		}
+		if best == nil || f.Float("elapsed_s", 0) < best.Float("elapsed_s", 0) {
+			best = f
+		}
+	}
+	return best, nil
 }
 
 // withNumber returns a copy of f with number column col set to v on every row.
@@ -393,6 +423,7 @@ func (c Case003) model(cpus int) pymodel.Config {
 // computes the sum of squares of sumN, the model burning cal's cost for it
 // (CPUTolerance); cal nil calibrates first. The model spreads requests over
 // workers round-robin; real gunicorn lets workers race for connections.
+// opts.BestOf keeps the fastest of that many batches per case.
 func Compare003(ctx context.Context, opts Options, mode string, cases []Case003, n int, wait time.Duration, sumN int, cal *Calibration) (*frame.Frame, error) {
 	if len(cases) == 0 || n <= 0 || n > MaxBurst {
 		return nil, fmt.Errorf("cpython: Compare003: need cases and n in 1..%d", MaxBurst)
@@ -433,7 +464,7 @@ func Compare003(ctx context.Context, opts Options, mode string, cases []Case003,
 		if mode == ModeCPU {
 			path, q = "/cpu", "?n="+strconv.Itoa(sumN)
 		}
-		r, err := Burst(ctx, srv.Name(), Get(srv.URL()+path+q), n)
+		r, err := bestOf(opts.BestOf, func() (*frame.Frame, error) { return Burst(ctx, srv.Name(), Get(srv.URL()+path+q), n) })
 		if err == nil && mode == ModeIO {
 			var base *frame.Frame
 			if base, err = Burst(ctx, srv.Name(), Get(srv.URL()+path+"?s=0"), n); err == nil {
@@ -444,8 +475,20 @@ func Compare003(ctx context.Context, opts Options, mode string, cases []Case003,
 		if err != nil {
 			return nil, err
 		}
-		m, err := ModelBurst(ctx, srv.Name(), c.model(env.CPUs), c.Workers, h, n)
-		if err != nil {
+		var m *frame.Frame
+		if opts.ModelOverHTTP {
+			ms, err := startModel(ctx, c.strategy(srv.Name(), env.CPUs), h.Steps)
+			if err != nil {
+				return nil, err
+			}
+			m, err = bestOf(opts.BestOf, func() (*frame.Frame, error) { return Burst(ctx, srv.Name(), Get(ms.URL()+path), n) })
+			ms.Close()
+			if err != nil {
+				return nil, err
+			}
+		} else if m, err = bestOf(opts.BestOf, func() (*frame.Frame, error) {
+			return ModelBurst(ctx, srv.Name(), c.model(env.CPUs), c.Workers, h, n)
+		}); err != nil {
 			return nil, err
 		}
 		if real, err = frame.Concat(real.Name, real, r); err != nil {
@@ -500,8 +543,20 @@ func Compare000Upload(ctx context.Context, opts Options, cal *Calibration, db *D
 		if err != nil {
 			return nil, err
 		}
-		m, err := ModelClosedVUs(ctx, s, pymodel.Config{CPUs: env.CPUs}, 1, handlers[s], vus, duration, think)
-		if err != nil {
+		var m *frame.Frame
+		if opts.ModelOverHTTP {
+			ms, err := startModel(ctx, strategy000(s, handlers[s], env.CPUs), handlers[s].Steps)
+			if err != nil {
+				return nil, err
+			}
+			mreq := req
+			mreq.URL = ms.URL() + Upload000[s]
+			m, err = ClosedVUs(ctx, s, mreq, vus, duration, think)
+			ms.Close()
+			if err != nil {
+				return nil, err
+			}
+		} else if m, err = ModelClosedVUs(ctx, s, pymodel.Config{CPUs: env.CPUs}, 1, handlers[s], vus, duration, think); err != nil {
 			return nil, err
 		}
 		if real, err = frame.Concat(real.Name, real, r); err != nil {

@@ -31,8 +31,14 @@
 //     database insert) as a frame and as a Calibration whose methods build
 //     bench/pymodel steps that burn the same CPU time, holding or releasing
 //     the GIL as the real library does.
-//   - Agreement / Compare: side-by-side frames of model and real figures with
-//     the ratio and a within-tolerance flag.
+//   - Agreement and Compare001/002/003/000Upload: the same scenario on the
+//     model and on real CPython, side by side, with the ratio, a
+//     within-tolerance flag and a verdict sentence. The model runs in process
+//     (bench/pymodel) or, with Options.ModelOverHTTP, as a bench/strategy
+//     server driven by the same client as the real app.
+//   - Presets: the references by the sources' row names ("sync",
+//     "/offload", "Flask 2w x 5t cpu", ...), each a Server plus the request
+//     a load generator sends.
 //
 // Python is resolved as Options.Python, else $CONCLAB_PYTHON, else
 // /usr/bin/python3 (Debian's, where python3-fastapi and friends live), else

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -29,13 +30,10 @@ func needPython(t *testing.T, mods ...string) *Env {
 // that the server's process group is gone.
 func startServer(t *testing.T, app App) *Server {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	srv := NewServer(app, Options{})
+	srv := NewServer(app, Options{StopGrace: time.Second})
 	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	_ = ctx
 	pgid := srv.PGID()
 	t.Cleanup(func() {
 		if err := srv.Close(); err != nil {
@@ -67,4 +65,66 @@ func retryOnce(t *testing.T, name string, check func() (ok bool, why string)) {
 	if ok, why = check(); !ok {
 		t.Errorf("%s: %s", name, why)
 	}
+}
+
+// parallelism probes how many cores this process can get right now: the
+// same spin run once alone and twice side by side; 2 means two free cores,
+// 1 means the machine is so loaded that two CPU-bound workers cannot beat
+// one.
+func parallelism() float64 {
+	spin := func() {
+		x := uint64(1)
+		for i := 0; i < 40_000_000; i++ {
+			x = x*6364136223846793005 + 1442695040888963407
+		}
+		sinkProbe.Add(x)
+	}
+	t0 := time.Now()
+	spin()
+	one := time.Since(t0)
+	t0 = time.Now()
+	done := make(chan struct{})
+	go func() { spin(); close(done) }()
+	spin()
+	<-done
+	two := time.Since(t0)
+	return 2 * float64(one) / float64(two)
+}
+
+var sinkProbe atomic.Uint64
+
+// cpuTries runs a CPU-timing check up to three times. Each try first probes
+// how many cores this process gets; under 1.5 (a machine loaded by others)
+// the try is inconclusive and skipped, and a failed try after which the
+// probe finds under 1.5 cores is inconclusive too. The test passes on the first
+// conclusive success, fails when every conclusive try failed, and skips,
+// saying why, when no try was conclusive.
+func cpuTries(t *testing.T, name string, check func(try int, cores float64) (ok bool, why string)) {
+	t.Helper()
+	conclusive := 0
+	var why string
+	for try := 1; try <= 3; try++ {
+		p := parallelism()
+		if p < 1.5 {
+			t.Logf("%s: try %d inconclusive: this process gets %.2f cores now (machine loaded by others)", name, try, p)
+			time.Sleep(2 * time.Second)
+			continue
+		}
+		ok, w := check(try, p)
+		if ok {
+			return
+		}
+		if after := parallelism(); after < 1.5 {
+			// The load rose during the try: it says nothing either way.
+			t.Logf("%s: try %d inconclusive: off (%s) but the process got only %.2f cores at its end", name, try, w, after)
+			continue
+		}
+		conclusive++
+		why = w
+		t.Logf("%s: try %d (%.2f cores) off: %s", name, try, p, why)
+	}
+	if conclusive == 0 {
+		t.Skipf("%s: the machine never had two free cores; CPU timing cannot be judged now", name)
+	}
+	t.Errorf("%s: %s", name, why)
 }

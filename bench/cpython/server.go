@@ -43,6 +43,17 @@ type Options struct {
 	// Output, if not nil, also receives the server's stdout and stderr
 	// (they always go to the log file in the server's directory).
 	Output io.Writer
+	// ModelOverHTTP makes the Compare functions run the model as a
+	// bench/strategy HTTP server driven by the same client as the real app
+	// (client and HTTP costs then appear on both sides). The default drives
+	// bench/pymodel in process (ModelBurst, ModelClosedVUs): the model's
+	// concurrency alone, with the real stack's fixed cost shown as a band.
+	// Source 002's clients are always modelled in process.
+	ModelOverHTTP bool
+	// BestOf makes Compare003 run each batch (real and model) that many
+	// times and keep the fastest, as timeit does: on a shared machine
+	// other processes only ever slow a run down. 0 or 1 means one run.
+	BestOf int
 }
 
 func (o Options) startTimeout() time.Duration {
@@ -84,6 +95,15 @@ type Server struct {
 	closeOnce sync.Once
 	closeErr  error
 }
+
+// Server has the lifecycle of every lab strategy (bench/strategy's servers):
+// Start(ctx), URL(), Close(), plus Name().
+var _ interface {
+	Start(context.Context) error
+	URL() string
+	Close() error
+	Name() string
+} = (*Server)(nil)
 
 // NewServer returns a server for app that is not yet started.
 func NewServer(app App, opts Options) *Server { return &Server{app: app, opts: opts} }
@@ -326,7 +346,7 @@ func (s *Server) waitReady(ctx context.Context, done chan struct{}) error {
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return nil
+				return s.waitWorkers(ctx, client, url, done)
 			}
 		}
 		select {
@@ -338,6 +358,56 @@ func (s *Server) waitReady(ctx context.Context, done chan struct{}) error {
 		case <-ctx.Done():
 			return fmt.Errorf("server did not answer %s: %w; log: %s", url, ctx.Err(), s.Log(1500))
 		case <-tick.C:
+		}
+	}
+}
+
+// waitWorkers returns once every gunicorn worker answers /ready (each
+// imports the app after the fork, so the first answer does not mean all
+// are up): it polls with bursts of requests until the distinct pids in
+// the answers number Workers.
+func (s *Server) waitWorkers(ctx context.Context, client *http.Client, url string, done chan struct{}) error {
+	want := s.app.Workers
+	if s.app.Server == Uvicorn || want <= 1 {
+		return nil
+	}
+	seen := map[int]bool{}
+	var mu sync.Mutex
+	for {
+		var wg sync.WaitGroup
+		for i := 0; i < 2*want; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+				resp, err := client.Do(req)
+				if err != nil {
+					return
+				}
+				defer resp.Body.Close()
+				var body struct {
+					PID int `json:"pid"`
+				}
+				if json.NewDecoder(resp.Body).Decode(&body) == nil && body.PID > 0 {
+					mu.Lock()
+					seen[body.PID] = true
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		mu.Lock()
+		n := len(seen)
+		mu.Unlock()
+		if n >= want {
+			return nil
+		}
+		select {
+		case <-done:
+			return fmt.Errorf("server exited while its workers started; log: %s", s.Log(1500))
+		case <-ctx.Done():
+			return fmt.Errorf("%d of %d workers answered %s: %w; log: %s", n, want, url, ctx.Err(), s.Log(1500))
+		case <-time.After(50 * time.Millisecond):
 		}
 	}
 }

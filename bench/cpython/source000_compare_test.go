@@ -14,15 +14,16 @@ import (
 // worst mean latency of the four strategies. The ±25 % agreement on rps and
 // avg_ms is reported in the frame (and logged), not asserted: the GIL share
 // and per-image cost measured on a loaded two-core machine move by more
-// than that between runs.
+// than that between runs. Tries on a machine loaded by others are
+// inconclusive (see cpuTries).
 func TestCompare000Upload(t *testing.T) {
 	needPython(t, "fastapi", "uvicorn", "PIL", "multipart")
 	if testing.Short() {
 		t.Skip("real-process timing test")
 	}
 	ctx := context.Background()
-	retryOnce(t, "upload ordering", func() (bool, string) {
-		f, err := Compare000Upload(ctx, Options{}, nil, nil, ImageSize{1920, 1080}, 8, 2*time.Second, 200*time.Millisecond)
+	cpuTries(t, "upload ordering", func(int, float64) (bool, string) {
+		f, err := Compare000Upload(ctx, Options{}, nil, nil, ImageSize{1920, 1080}, 8, 1500*time.Millisecond, 200*time.Millisecond)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,8 +19,8 @@ func TestCompare002(t *testing.T) {
 	}
 	const wait = 200 * time.Millisecond
 	cases := Cases002(100)
-	cases[0].N = 20 // the sequential client's 100 x 200 ms = 20 s, scaled to 4 s
-	waves := []int{20, 1, 4, 1}
+	cases[0].N = 10 // the sequential client's 100 x 200 ms = 20 s, scaled to 2 s
+	waves := []int{10, 1, 4, 1}
 	ctx := context.Background()
 	for i, c := range cases {
 		name := Client002Label(c.Mode, c.Workers)

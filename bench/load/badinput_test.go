@@ -214,6 +214,13 @@ func TestPacers(t *testing.T) {
 			t.Errorf("steps: last hit at %v; want in the last stage (after 3s)", last)
 		}
 	}
+	// A Poisson pacer reused by a second run replays the same arrivals.
+	pp := NewPoissonPacer(100, time.Second, 3)
+	w1, _ := pp.Pace(0, 5)
+	walk(pp)
+	if w2, _ := pp.Pace(0, 5); w2 != w1 {
+		t.Errorf("reused poisson pacer: hit 5 due at %v, first time %v", w2, w1)
+	}
 	// Overdue hits have a negative wait: intended = elapsed + wait.
 	if w, _ := (ConstantPacer{PerSecond: 10}).Pace(time.Second, 5); w != -500*time.Millisecond {
 		t.Errorf("overdue wait = %v; want -500ms", w)

@@ -90,6 +90,11 @@ type Options struct {
 	// Progress, when set, is called every DefaultProgressEvery from
 	// another goroutine while the run goes on.
 	Progress func(Progress)
+	// CPUWarn is the share of GOMAXPROCS CPUs the process may use before
+	// the result warns that it may be generator-bound; 0 means
+	// DefaultCPUWarn, negative turns the check off (e.g. when servers in
+	// the same process are meant to saturate the CPUs).
+	CPUWarn float64
 }
 
 // Progress is a snapshot of a running run.
@@ -738,7 +743,7 @@ func Run(ctx context.Context, t Target, m Model, o Options) (*metrics.Result, er
 	case Open:
 		res.GaugeName = "target_rps"
 	}
-	selfCheck(res, e, o, cpu0, end.Sub(start), isOpen)
+	selfCheck(res, e, o, processCPU()-cpu0, end.Sub(start), isOpen)
 
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("load: run interrupted after %v: %w", end.Sub(start).Round(time.Millisecond), ctx.Err())
@@ -808,14 +813,18 @@ func processCPU() time.Duration {
 }
 
 // selfCheck attaches the generator's warnings.
-func selfCheck(res *metrics.Result, e *engine, o Options, cpu0, elapsed time.Duration, open bool) {
+// cpu is the process CPU time used during the run.
+func selfCheck(res *metrics.Result, e *engine, o Options, cpu, elapsed time.Duration, open bool) {
 	if r, ok := e.reason.Load().(string); ok && r != "" {
 		res.Warn(r + ": the model did not run to its end")
 	}
-	if elapsed >= 200*time.Millisecond {
-		cpu := processCPU() - cpu0
+	limit := o.CPUWarn
+	if limit == 0 {
+		limit = DefaultCPUWarn
+	}
+	if elapsed >= 200*time.Millisecond && limit > 0 {
 		share := cpu.Seconds() / (elapsed.Seconds() * float64(runtime.GOMAXPROCS(0)))
-		if share >= DefaultCPUWarn {
+		if share >= limit {
 			res.Warn(fmt.Sprintf("the process used %.0f%% of its %d CPUs (%.2fs CPU in %.2fs): the figures may be bounded by the generator (or servers sharing the process), not the target",
 				100*share, runtime.GOMAXPROCS(0), cpu.Seconds(), elapsed.Seconds()))
 		}

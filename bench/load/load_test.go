@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -459,5 +460,33 @@ func TestPoissonRate(t *testing.T) {
 	}
 	if n := res.Count(); n < 340 || n > 460 {
 		t.Errorf("poisson 400/s for 1s sent %d; want 400 ± 15%%", n)
+	}
+}
+
+func TestSelfCheckCPU(t *testing.T) {
+	t.Parallel()
+	procs := runtime.GOMAXPROCS(0)
+	for _, tc := range []struct {
+		cpu  time.Duration
+		warn bool
+	}{
+		{time.Duration(procs) * 950 * time.Millisecond, true},
+		{time.Duration(procs) * 500 * time.Millisecond, false},
+	} {
+		res := &metrics.Result{}
+		e := &engine{}
+		selfCheck(res, e, Options{}, tc.cpu, time.Second, false)
+		if got := hasWarning(res, "CPUs"); got != tc.warn {
+			t.Errorf("cpu %v over 1s on %d CPUs: warning %v; want %v (%q)", tc.cpu, procs, got, tc.warn, res.Warnings)
+		}
+	}
+	res := &metrics.Result{}
+	selfCheck(res, &engine{}, Options{CPUWarn: -1}, time.Duration(procs)*time.Second, time.Second, false)
+	if len(res.Warnings) != 0 {
+		t.Errorf("CPUWarn < 0 still warns: %q", res.Warnings)
+	}
+	// Processes really report CPU.
+	if processCPU() <= 0 {
+		t.Errorf("processCPU() = %v; want > 0", processCPU())
 	}
 }

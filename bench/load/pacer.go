@@ -52,12 +52,14 @@ func (p ConstantPacer) Pace(elapsed time.Duration, hits int64) (time.Duration, b
 // Rate implements Pacer.
 func (p ConstantPacer) Rate(time.Duration) float64 { return p.PerSecond }
 
-// PoissonPacer sends at an average Rate with exponentially distributed
+// PoissonPacer sends at an average rate with exponentially distributed
 // gaps (a Poisson process), as independent users would arrive. It keeps
-// state: make one per run with NewPoissonPacer.
+// state, so it must not be shared by runs going on at the same time; a run
+// that starts again from hit 0 replays the same arrivals.
 type PoissonPacer struct {
 	rate     float64
 	duration time.Duration
+	seed     int64
 	rng      *rand.Rand
 	hits     int64   // hits for which next is computed
 	next     float64 // due time of hit number hits, in seconds
@@ -66,13 +68,16 @@ type PoissonPacer struct {
 // NewPoissonPacer returns a Poisson pacer; the same seed gives the same
 // arrival times. A zero duration never stops.
 func NewPoissonPacer(rate float64, duration time.Duration, seed int64) *PoissonPacer {
-	return &PoissonPacer{rate: rate, duration: duration, rng: rand.New(rand.NewSource(seed))}
+	return &PoissonPacer{rate: rate, duration: duration, seed: seed, rng: rand.New(rand.NewSource(seed))}
 }
 
 // Pace implements Pacer. Hit 0 is due at 0.
 func (p *PoissonPacer) Pace(elapsed time.Duration, hits int64) (time.Duration, bool) {
 	if p.rate <= 0 {
 		return 0, true
+	}
+	if hits < p.hits { // a new run: replay from the start
+		p.rng, p.hits, p.next = rand.New(rand.NewSource(p.seed)), 0, 0
 	}
 	for p.hits < hits {
 		p.next += p.rng.ExpFloat64() / p.rate

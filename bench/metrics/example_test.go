@@ -34,3 +34,25 @@ func Example() {
 	//   0     10       0      10
 	//   1      1       1      50
 }
+
+// Results of several runs, labelled by strategy, combine into one frame to
+// sort, filter or chart.
+func ExampleSummaries() {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	run := func(strategy string, latency time.Duration) *metrics.Result {
+		rec, _ := metrics.NewRecorder(start, metrics.Options{})
+		for i := 0; i < 100; i++ {
+			rec.Record(i, &metrics.Sample{Outcome: metrics.OK, Latency: latency})
+		}
+		return rec.Finish(start.Add(time.Second), 0, map[string]string{metrics.LabelStrategy: strategy})
+	}
+	all := metrics.Summaries(run("sync", 40*time.Millisecond), run("asyncio", 10*time.Millisecond))
+	fastest, _ := all.Sort("avg_ms", false)
+	table, _ := fastest.Select("strategy", "count", "rps", "avg_ms")
+	fmt.Print(table)
+	// Output:
+	// summary
+	// strategy  count  rps  avg_ms
+	// asyncio     100  100      10
+	// sync        100  100      40
+}

@@ -151,6 +151,10 @@ func TestEmptyAndBadOptions(t *testing.T) {
 		t.Errorf("empty: rps=%v p99=%v", res.RPS(), res.Percentile(99))
 	}
 	_ = res.String()
+	var zero Result // frames of a zero Result are empty, not a panic
+	if zero.Summary().Len() != 1 || zero.Series().Len() != 0 || zero.Distribution().Len() != 0 || zero.HTML() == "" {
+		t.Errorf("zero Result frames wrong")
+	}
 	for _, o := range []Options{{Shards: -1}, {Highest: -1}, {Highest: time.Nanosecond}, {SignificantFigures: 6}} {
 		if _, err := NewRecorder(t0, o); err == nil {
 			t.Errorf("NewRecorder(%+v): no error", o)
@@ -163,7 +167,7 @@ func TestClampAndOutcomes(t *testing.T) {
 	r, _ := NewRecorder(t0, Options{Highest: time.Second})
 	r.Record(0, &Sample{Outcome: OK, Latency: time.Hour})
 	r.Record(0, &Sample{Outcome: Interrupted, Err: errors.New("cut")})
-	r.Record(0, &Sample{Outcome: Outcome(42)})
+	r.Record(-1<<63, &Sample{Outcome: Outcome(42)}) // any shard index is fine
 	res := r.Finish(t0.Add(time.Second), 0, nil)
 	if res.Count() != 2 || res.Outcomes(Interrupted) != 1 || res.Outcomes(Other) != 1 || len(res.ErrorSamples) != 0 {
 		t.Errorf("count=%d interrupted=%d other=%d samples=%q", res.Count(), res.Outcomes(Interrupted), res.Outcomes(Other), res.ErrorSamples)
@@ -189,4 +193,43 @@ func BenchmarkRecord(b *testing.B) {
 			i++
 		}
 	})
+}
+
+func TestMaxIntervals(t *testing.T) {
+	t.Parallel()
+	r, err := NewRecorder(t0, Options{MaxIntervals: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 10; i++ {
+		r.Record(0, &Sample{Outcome: OK, Latency: time.Millisecond})
+		r.Cut(t0.Add(time.Duration(i)*time.Second), 0)
+	}
+	res := r.Finish(t0.Add(10*time.Second), 0, nil)
+	if len(res.Intervals) != 3 || res.Intervals[2].Length != 8*time.Second || res.Intervals[2].Count() != 8 {
+		t.Errorf("intervals = %d, last %v with %d; want 3, the last 8s with 8", len(res.Intervals), res.Intervals[len(res.Intervals)-1].Length, res.Intervals[len(res.Intervals)-1].Count())
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "MaxIntervals") {
+		t.Errorf("warnings = %q", res.Warnings)
+	}
+}
+
+func TestEmptyTailFolded(t *testing.T) {
+	t.Parallel()
+	r, _ := NewRecorder(t0, Options{})
+	r.Record(0, &Sample{Outcome: OK, Latency: time.Millisecond})
+	r.Cut(t0.Add(time.Second), 0)
+	r.Record(0, &Sample{Outcome: OK, Latency: time.Millisecond})
+	r.Cut(t0.Add(2*time.Second), 0)
+	res := r.Finish(t0.Add(2100*time.Millisecond), 0, nil) // empty 100 ms tail
+	if len(res.Intervals) != 2 || res.Intervals[1].Length != 1100*time.Millisecond || res.Elapsed != 2100*time.Millisecond {
+		t.Errorf("intervals %d, last %v, elapsed %v; want 2, 1.1s, 2.1s", len(res.Intervals), res.Intervals[len(res.Intervals)-1].Length, res.Elapsed)
+	}
+	r, _ = NewRecorder(t0, Options{})
+	r.Cut(t0.Add(time.Second), 0)
+	r.Record(0, &Sample{Outcome: OK, Latency: time.Millisecond})
+	res = r.Finish(t0.Add(1100*time.Millisecond), 0, nil) // a tail with a sample stays
+	if len(res.Intervals) != 2 || res.Intervals[1].Count() != 1 {
+		t.Errorf("intervals %d; want 2 with the tail's sample in the last", len(res.Intervals))
+	}
 }

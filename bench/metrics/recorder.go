@@ -11,7 +11,7 @@
 //
 // Memory is bounded whatever the run length: a fixed number of histograms
 // (about 270 KB each at DefaultSignificantFigures over DefaultHighest) plus
-// one small row per interval.
+// one small row per interval, at most MaxIntervals rows.
 //
 // The package is clock-free: callers pass the times. It never imports the
 // load generator; the edge is one way, load -> metrics -> frame.
@@ -35,6 +35,10 @@ const (
 	DefaultSignificantFigures = 3
 	// DefaultMaxErrorSamples is how many distinct error messages a result keeps.
 	DefaultMaxErrorSamples = 5
+	// DefaultMaxIntervals bounds the series (about 320 bytes a row, so
+	// 6.4 MB; 5.5 hours of 1 s intervals); once reached, the last interval
+	// runs to the end of the run.
+	DefaultMaxIntervals = 20_000
 )
 
 // Outcome classifies one request.
@@ -110,6 +114,8 @@ type Options struct {
 	// SignificantFigures is the HDR precision, 1–5; 0 means
 	// DefaultSignificantFigures.
 	SignificantFigures int
+	// MaxIntervals bounds the series; 0 means DefaultMaxIntervals.
+	MaxIntervals int
 }
 
 // hists is a set of histograms sharing one configuration.
@@ -177,6 +183,7 @@ type Recorder struct {
 	errs      []string
 	errSeen   map[string]bool
 	finished  bool
+	capped    bool // MaxIntervals reached: Cuts wait for Finish
 }
 
 // NewRecorder returns a Recorder whose first interval starts at start.
@@ -195,6 +202,12 @@ func NewRecorder(start time.Time, o Options) (*Recorder, error) {
 	}
 	if o.Highest < time.Microsecond {
 		return nil, fmt.Errorf("metrics: Highest must be at least 1µs, got %v", o.Highest)
+	}
+	if o.MaxIntervals < 0 {
+		return nil, fmt.Errorf("metrics: MaxIntervals must not be negative, got %d", o.MaxIntervals)
+	}
+	if o.MaxIntervals == 0 {
+		o.MaxIntervals = DefaultMaxIntervals
 	}
 	if o.SignificantFigures == 0 {
 		o.SignificantFigures = DefaultSignificantFigures
@@ -249,10 +262,7 @@ func (r *Recorder) clamp(d time.Duration) (int64, bool) {
 // so that workers spread over the shards). It is safe for concurrent use
 // and does not allocate unless s.Err is a message not seen before.
 func (r *Recorder) Record(shardIdx int, s *Sample) {
-	if shardIdx < 0 {
-		shardIdx = -shardIdx
-	}
-	sh := r.shards[shardIdx%len(r.shards)]
+	sh := r.shards[uint(shardIdx)%uint(len(r.shards))]
 	sh.mu.Lock()
 	c := &sh.c
 	if s.Outcome >= 0 && s.Outcome < numOutcomes {
@@ -338,10 +348,19 @@ func (h hists) reset() {
 func (r *Recorder) Cut(now time.Time, gauge float64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.cutLocked(now, gauge)
+	if len(r.intervals) >= r.opts.MaxIntervals-1 {
+		r.capped = true
+		return
+	}
+	r.cutLocked(now, gauge, false)
 }
 
-func (r *Recorder) cutLocked(now time.Time, gauge float64) {
+// cutLocked closes the interval ending at now. On the final cut an empty
+// tail shorter than half the previous interval is folded into that
+// interval rather than becoming a row of its own (a run's last requests
+// often finish just after a boundary, and a near-empty row is noise in a
+// throughput chart); lengths still add up to the run.
+func (r *Recorder) cutLocked(now time.Time, gauge float64, final bool) {
 	if r.finished || !now.After(r.last) {
 		return
 	}
@@ -355,6 +374,11 @@ func (r *Recorder) cutLocked(now time.Time, gauge float64) {
 		c.add(&sh.c)
 		sh.c.reset()
 		sh.mu.Unlock()
+	}
+	if n := len(r.intervals); final && n > 0 && c.n == 0 && c.outcomes[Interrupted] == 0 && now.Sub(r.last) < r.intervals[n-1].Length/2 {
+		r.intervals[n-1].Length += now.Sub(r.last)
+		r.last = now
+		return
 	}
 	row := Interval{
 		Start:    r.last.Sub(r.start),
@@ -443,7 +467,7 @@ func statsOf(h *hdrhistogram.Histogram, c *counters, unc bool) Stats {
 func (r *Recorder) Finish(now time.Time, gauge float64, labels map[string]string) *Result {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.cutLocked(now, gauge)
+	r.cutLocked(now, gauge, true)
 	r.finished = true
 	res := &Result{
 		Labels:       map[string]string{},
@@ -462,6 +486,9 @@ func (r *Recorder) Finish(now time.Time, gauge float64, labels map[string]string
 	if r.total.unc != nil {
 		res.Uncorrected = statsOf(r.total.unc, &r.totalC, true)
 		res.Uncorrected.hist = r.total.unc
+	}
+	if r.capped {
+		res.Warn(fmt.Sprintf("the series reached MaxIntervals=%d: its last interval runs to the end", r.opts.MaxIntervals))
 	}
 	if r.totalC.clamped > 0 {
 		res.Warn(fmt.Sprintf("%d latencies above %v were recorded as %v", r.totalC.clamped, time.Duration(r.highest), time.Duration(r.highest)))

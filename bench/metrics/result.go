@@ -261,17 +261,16 @@ func (r *Result) Series() *frame.Frame {
 }
 
 // Distribution returns the latency distribution: one row per percentile
-// in DistributionPercentiles with labels, percentile (0–100), latency_ms,
-// count_below (responses at or below that latency) and, for open models,
-// uncorrected_ms.
+// in DistributionPercentiles with labels, percentile (0–100), latency_ms
+// and, for open models, uncorrected_ms. It is empty when no response was
+// recorded.
 func (r *Result) Distribution() *frame.Frame {
 	f, base := r.labelFrame("distribution")
 	addNumCols(f, "percentile", "latency_ms")
 	if r.total.unc != nil {
 		addNumCols(f, "uncorrected_ms")
 	}
-	n := r.total.lat.TotalCount()
-	if n == 0 {
+	if r.total.lat == nil || r.total.lat.TotalCount() == 0 {
 		return f
 	}
 	for _, p := range DistributionPercentiles {

@@ -20,6 +20,7 @@ const maxWarnings = 100
 // A Loop is safe for concurrent use; Call may be called from any goroutine.
 type Loop struct {
 	gil  *GIL
+	cpu  *atomic.Int64 // where CPU measured on the loop's thread goes
 	slow time.Duration
 	warn func(string)
 
@@ -45,8 +46,8 @@ type loopCall struct {
 
 // newLoop starts a loop. slow <= 0 disables slow-callback warnings. warn, if
 // not nil, receives each warning line as well.
-func newLoop(gil *GIL, slow time.Duration, warn func(string)) *Loop {
-	l := &Loop{gil: gil, slow: slow, warn: warn, wake: make(chan struct{}, 1), done: make(chan struct{})}
+func newLoop(gil *GIL, cpu *atomic.Int64, slow time.Duration, warn func(string)) *Loop {
+	l := &Loop{gil: gil, cpu: cpu, slow: slow, warn: warn, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go l.run()
 	return l
 }
@@ -70,7 +71,7 @@ func (l *Loop) call(label string, fn func(t *pythread)) bool {
 
 func (l *Loop) run() {
 	defer close(l.done)
-	t := &pythread{gil: l.gil}
+	t := &pythread{gil: l.gil, cpuNs: l.cpu, onLoop: true}
 	for {
 		l.mu.Lock()
 		if len(l.queue) == 0 {
@@ -93,6 +94,11 @@ func (l *Loop) run() {
 		d := time.Since(start)
 		t.release()
 		l.account(c.label, d)
+		for i, fn := range t.after {
+			fn()
+			t.after[i] = nil
+		}
+		t.after = t.after[:0]
 	}
 }
 

@@ -273,6 +273,11 @@ func (p *ProcessPool) exchange(ctx context.Context, w *procWorker, s Step) (res 
 		return PoolResult{}, nil, err
 	}
 	payload := makePayload(s.Payload)
+	if k, ok := registered(s.Kind); ok && k.Payload != nil {
+		if payload, err = k.Payload(ctx, s); err != nil {
+			return PoolResult{}, fmt.Errorf("pymodel: step %s: payload: %w", s.Label(), err), nil
+		}
+	}
 	if err := writeFrame(w.toW, hdr, payload); err != nil {
 		return PoolResult{}, nil, fmt.Errorf("sending step: %w", err)
 	}

@@ -211,7 +211,7 @@ func (r *Runtime) Start(ctx context.Context) error {
 			var wmu sync.Mutex
 			warn = func(s string) { wmu.Lock(); fmt.Fprintln(w, s); wmu.Unlock() }
 		}
-		r.loop = newLoop(r.gil, r.cfg.SlowCallback, warn)
+		r.loop = newLoop(r.gil, &r.cpuNs, r.cfg.SlowCallback, warn)
 	}
 	r.mu.Unlock()
 	if r.cfg.StartProcessPool {
@@ -320,12 +320,12 @@ type request struct {
 	ctx     context.Context
 	h       Handler
 	arrive  time.Time
-	started time.Time
+	started atomic.Int64 // UnixNano when the handler started; 0 if not yet
 	once    sync.Once
 	done    chan error
 }
 
-func (q *request) start() { q.started = time.Now() }
+func (q *request) start() { q.started.Store(time.Now().UnixNano()) }
 
 func (q *request) finish(err error) {
 	q.once.Do(func() { q.done <- err })
@@ -370,7 +370,7 @@ func (r *Runtime) Handle(ctx context.Context, h Handler) (Timing, error) {
 		launched = r.loop.call(h.label(), func(t *pythread) {
 			if !r.goTracked(func() {
 				err := r.runThreaded(q, r.limiter)
-				if !r.loop.call(h.label(), func(*pythread) { q.finish(err) }) {
+				if !r.loop.call(h.label(), func(t *pythread) { t.afterCallback(func() { q.finish(err) }) }) {
 					q.finish(ErrClosed)
 				}
 			}) {
@@ -393,11 +393,12 @@ func (r *Runtime) Handle(ctx context.Context, h Handler) (Timing, error) {
 	}
 	end := time.Now()
 	var tm Timing
-	if q.started.IsZero() || err != nil && q.started.IsZero() {
+	if ns := q.started.Load(); ns == 0 {
 		tm.Queue = end.Sub(q.arrive)
 	} else {
-		tm.Queue = q.started.Sub(q.arrive)
-		tm.Service = end.Sub(q.started)
+		started := time.Unix(0, ns)
+		tm.Queue = started.Sub(q.arrive)
+		tm.Service = end.Sub(started)
 	}
 	if err != nil {
 		r.errors.Add(1)
@@ -499,7 +500,7 @@ func (r *Runtime) runOnLoop(q *request, i int, t *pythread) {
 		call := s.Call
 		if call == "" || call == Block || (call == Await && !s.IsIO()) {
 			if err := t.run(q.ctx, s); err != nil {
-				q.finish(err)
+				t.afterCallback(func() { q.finish(err) })
 				return
 			}
 			continue
@@ -515,7 +516,7 @@ func (r *Runtime) runOnLoop(q *request, i int, t *pythread) {
 			err := work()
 			if !r.loop.call(q.h.label(), func(t *pythread) {
 				if err != nil {
-					q.finish(err)
+					t.afterCallback(func() { q.finish(err) })
 					return
 				}
 				r.runOnLoop(q, next, t)
@@ -527,5 +528,5 @@ func (r *Runtime) runOnLoop(q *request, i int, t *pythread) {
 		}
 		return
 	}
-	q.finish(nil)
+	t.afterCallback(func() { q.finish(nil) })
 }

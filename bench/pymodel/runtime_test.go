@@ -2,12 +2,14 @@ package pymodel_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,12 +58,20 @@ func burst(t *testing.T, rt *pymodel.Runtime, n int, h pymodel.Handler) time.Dur
 	return time.Since(start)
 }
 
-func within(t *testing.T, what string, got time.Duration, waves float64) {
+// within checks that measure() takes waves waits ±10 %. The machine is
+// shared, so a run delayed past the tolerance is measured once more.
+func within(t *testing.T, what string, measure func() time.Duration, waves float64) {
 	t.Helper()
 	want := time.Duration(waves * float64(wait))
-	if math.Abs(float64(got-want)) > 0.1*float64(want) {
-		t.Errorf("%s took %v; want %v (%.0f waits) ±10%%", what, got, want, waves)
+	var got []time.Duration
+	for attempt := 0; attempt < 2; attempt++ {
+		d := measure()
+		got = append(got, d)
+		if math.Abs(float64(d-want)) <= 0.1*float64(want) {
+			return
+		}
 	}
+	t.Errorf("%s took %v; want %v (%.0f waits) ±10%%", what, got, want, waves)
 }
 
 func sleepStep(call pymodel.Call) pymodel.Step {
@@ -93,7 +103,7 @@ func TestSource001(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			rt := startRuntime(t, c.cfg)
-			within(t, c.name, burst(t, rt, c.n, c.h), c.waves)
+			within(t, c.name, func() time.Duration { return burst(t, rt, c.n, c.h) }, c.waves)
 		})
 	}
 }
@@ -103,6 +113,9 @@ func TestAsyncBlockWarnsAndMeasuresLoop(t *testing.T) {
 	rt := startRuntime(t, pymodel.Config{})
 	burst(t, rt, 3, pymodel.Handler{Async: true, Steps: []pymodel.Step{sleepStep(pymodel.Block)}})
 	st := rt.Stats()
+	if st.CPU != 0 {
+		t.Errorf("CPU %v for sleeps; want 0", st.CPU)
+	}
 	if st.Loop.SlowCallbacks != 3 || len(st.Loop.Warnings) != 3 {
 		t.Errorf("slow callbacks = %d, warnings %q; want 3", st.Loop.SlowCallbacks, st.Loop.Warnings)
 	}
@@ -123,11 +136,21 @@ func TestGILSerialisesCPU(t *testing.T) {
 	h := pymodel.Handler{Steps: []pymodel.Step{step}}
 
 	serialRT := startRuntime(t, pymodel.Config{Mode: pymodel.WSGI, Threads: 1})
-	serial := burst(t, serialRT, n, h)
 	gilRT := startRuntime(t, pymodel.Config{Mode: pymodel.WSGI, Threads: n})
-	threaded := burst(t, gilRT, n, h)
-	if r := float64(serial) / float64(threaded); r > 1.25 {
-		t.Errorf("GIL: %d threads took %v, serial %v: speed-up %.2fx; want ≈ 1x", n, threaded, serial, r)
+	// The machine is shared: take the least-disturbed of three interleaved
+	// rounds of each.
+	serial, threaded := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
+	for round := 0; round < 3; round++ {
+		serial = min(serial, burst(t, serialRT, n, h))
+		threaded = min(threaded, burst(t, gilRT, n, h))
+	}
+	// Under the GIL the threads cannot overlap: the batch takes at least
+	// the CPU time of the work, as serial does, and is no slower than
+	// serial. (On a loaded machine serial can be slower still: the OS
+	// favours threads that keep waking, so compare with the work, too.)
+	work := time.Duration(n) * 100 * time.Millisecond
+	if threaded < work*95/100 || float64(threaded) > 1.3*float64(serial) {
+		t.Errorf("GIL: %d threads took %v, serial %v; want ≥ %v (the work) and ≤ 1.3x serial", n, threaded, serial, work)
 	}
 	gs := gilRT.GIL().Stats()
 	if gs.Handoffs == 0 || gs.Wait == 0 {
@@ -143,6 +166,7 @@ func TestGILSerialisesCPU(t *testing.T) {
 		func() time.Duration {
 			return burst(t, nogilRT, n, pymodel.Handler{Steps: []pymodel.Step{pymodel.BurnNoGIL(100 * time.Millisecond)}})
 		})
+	skipIfOverloaded(t)
 }
 
 // expectSpeedup checks that parallel is at least want times faster than
@@ -161,10 +185,26 @@ func expectSpeedup(t *testing.T, what string, want float64, serial, parallel fun
 			return
 		}
 	}
+	msg := fmt.Sprintf("%s: speed-ups %.2f; want ≥ %.1fx", what, got, want)
 	if load := loadAverage(); load > float64(runtime.NumCPU()) {
-		t.Skipf("%s: speed-ups %.2f below %.1fx, but the machine is overloaded (load %.1f on %d CPUs)", what, got, want, load, runtime.NumCPU())
+		// Checked at the end of the test (see skipIfOverloaded), so
+		// the other measurements still run.
+		t.Logf("%s (machine overloaded: load %.1f on %d CPUs)", msg, load, runtime.NumCPU())
+		overloaded.Store(true)
+		return
 	}
-	t.Errorf("%s: speed-ups %.2f; want ≥ %.1fx", what, got, want)
+	t.Error(msg)
+}
+
+// overloaded records that a speed-up could not be measured because the
+// shared machine was overloaded.
+var overloaded atomic.Bool
+
+// skipIfOverloaded marks the test skipped if a speed-up was not measurable.
+func skipIfOverloaded(t *testing.T) {
+	if overloaded.Swap(false) && !t.Failed() {
+		t.Skip("some speed-ups were not measurable: the machine is overloaded (see log)")
+	}
 }
 
 func loadAverage() float64 {
@@ -178,6 +218,15 @@ func loadAverage() float64 {
 	}
 	v, _ := strconv.ParseFloat(f[0], 64)
 	return v
+}
+
+func TestCPUOnLoopIsMeasured(t *testing.T) {
+	t.Parallel()
+	rt := startRuntime(t, pymodel.Config{})
+	burst(t, rt, 2, pymodel.Handler{Async: true, Steps: []pymodel.Step{pymodel.Burn(50 * time.Millisecond)}})
+	if cpu := rt.Stats().CPU; cpu < 95*time.Millisecond || cpu > 150*time.Millisecond {
+		t.Errorf("CPU %v for two 50 ms burns on the loop; want ≈ 100 ms", cpu)
+	}
 }
 
 func TestSwitchIntervalBoundsWait(t *testing.T) {

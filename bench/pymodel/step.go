@@ -64,6 +64,8 @@ type Step struct {
 	Kind string `json:"kind"`
 	// Name labels the step in errors and warnings; optional.
 	Name string `json:"name,omitempty"`
+	// Arg is a registered kind's argument, e.g. the image to process.
+	Arg string `json:"arg,omitempty"`
 	// Duration is the sleep of a sleep step or the CPU time of a burn step.
 	Duration time.Duration `json:"duration,omitempty"`
 	// N is the bound of a cpu step: sum of i*i for i in [0, N).
@@ -109,7 +111,12 @@ func Custom(name string, io bool, fn func(ctx context.Context) error) Step {
 }
 
 // IsIO reports whether the step is an I/O wait.
-func (s Step) IsIO() bool { return s.Kind == KindSleep || (s.Kind == KindCustom && s.IO) }
+func (s Step) IsIO() bool {
+	if k, ok := registered(s.Kind); ok {
+		return k.IO
+	}
+	return s.Kind == KindSleep || (s.Kind == KindCustom && s.IO)
+}
 
 // Label is a short description such as "sleep=1s" or "cpu=10000000".
 func (s Step) Label() string {
@@ -124,6 +131,9 @@ func (s Step) Label() string {
 			b.WriteString(s.Name)
 		} else {
 			b.WriteString(s.Kind)
+		}
+		if s.Arg != "" {
+			b.WriteString("=" + s.Arg)
 		}
 	}
 	if s.ReleasesGIL {
@@ -156,7 +166,9 @@ func (s Step) Validate() error {
 	case "":
 		return errors.New("pymodel: step has no kind")
 	default:
-		return fmt.Errorf("pymodel: unknown step kind %q (want sleep, cpu, burn or custom)", s.Kind)
+		if _, ok := registered(s.Kind); !ok {
+			return fmt.Errorf("pymodel: unknown step kind %q (want one of %s)", s.Kind, strings.Join(Kinds(), ", "))
+		}
 	}
 	if s.Payload < 0 {
 		return fmt.Errorf("pymodel: step %s: payload must not be negative, got %d", s.Label(), s.Payload)
@@ -178,9 +190,6 @@ type Workload struct {
 
 // Validate checks every step.
 func (w Workload) Validate() error {
-	if len(w.Steps) == 0 {
-		return errors.New("pymodel: workload has no steps")
-	}
 	for i, s := range w.Steps {
 		if err := s.Validate(); err != nil {
 			return fmt.Errorf("step %d: %w", i+1, err)
@@ -189,10 +198,14 @@ func (w Workload) Validate() error {
 	return nil
 }
 
-// Label is the workload's Name, or its steps' labels joined by commas.
+// Label is the workload's Name, or its steps' labels joined by commas
+// ("none" for no steps).
 func (w Workload) Label() string {
 	if w.Name != "" {
 		return w.Name
+	}
+	if len(w.Steps) == 0 {
+		return "none"
 	}
 	parts := make([]string, len(w.Steps))
 	for i, s := range w.Steps {
@@ -204,7 +217,8 @@ func (w Workload) Label() string {
 // String is Label.
 func (w Workload) String() string { return w.Label() }
 
-// ParseWorkload parses a workload spec: steps separated by commas, each
+// ParseWorkload parses a workload spec: "none" (a handler that only
+// answers), or steps separated by commas, each
 // KIND=VALUE with optional :OPTION suffixes. Kinds: sleep=DURATION,
 // cpu=N, burn=DURATION. Options: nogil (the step releases the GIL) and a
 // call name (block, await, to_thread, threadpool, thread_executor,
@@ -213,6 +227,9 @@ func ParseWorkload(spec string) (Workload, error) {
 	spec = strings.TrimSpace(spec)
 	if spec == "" {
 		return Workload{}, errors.New("pymodel: empty workload spec")
+	}
+	if spec == "none" {
+		return Workload{Name: "none"}, nil
 	}
 	var w Workload
 	for _, item := range strings.Split(spec, ",") {
@@ -248,7 +265,14 @@ func ParseStep(item string) (Step, error) {
 		}
 		s = Step{Kind: KindCPU, N: n}
 	default:
-		return Step{}, fmt.Errorf("pymodel: unknown workload step kind %q in %q (want sleep, cpu or burn)", kind, item)
+		k, ok := registered(kind)
+		if !ok || k.Parse == nil {
+			return Step{}, fmt.Errorf("pymodel: unknown workload step kind %q in %q (want one of %s)", kind, item, strings.Join(specKinds(), ", "))
+		}
+		var err error
+		if s, err = k.Parse(val); err != nil {
+			return Step{}, fmt.Errorf("pymodel: workload step %q: %w", item, err)
+		}
 	}
 	for _, opt := range parts[1:] {
 		if opt == "nogil" {
@@ -262,6 +286,17 @@ func ParseStep(item string) (Step, error) {
 		s.Call = c
 	}
 	return s, s.Validate()
+}
+
+// specKinds are the kinds a workload spec can name.
+func specKinds() []string {
+	out := []string{KindSleep, KindCPU, KindBurn}
+	for _, k := range Kinds() {
+		if r, ok := registered(k); ok && r.Parse != nil {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // MarshalWorkload serialises a workload for another process; custom steps

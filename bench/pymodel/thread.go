@@ -14,6 +14,20 @@ type pythread struct {
 	gil   *GIL
 	holds bool
 	cpuNs *atomic.Int64 // where measured step CPU time is added; may be nil
+
+	onLoop bool     // the event loop's thread
+	after  []func() // run by the loop once the current callback is accounted
+}
+
+// afterCallback runs fn once the current loop callback has ended and been
+// measured (a response is sent after the handler returns); off the loop it
+// runs fn now.
+func (t *pythread) afterCallback(fn func()) {
+	if t.onLoop {
+		t.after = append(t.after, fn)
+		return
+	}
+	fn()
 }
 
 func (t *pythread) acquire() {
@@ -74,7 +88,8 @@ func runIO(ctx context.Context, s Step) error {
 	case KindCustom:
 		return callCustom(ctx, s)
 	}
-	return fmt.Errorf("pymodel: step %s is not I/O", s.Label())
+	_, err := runRegistered(ctx, s, nil)
+	return err
 }
 
 // runCPU performs a CPU step, calling check between chunks.
@@ -88,7 +103,8 @@ func runCPU(ctx context.Context, s Step, check func() error) error {
 	case KindCustom:
 		return callCustom(ctx, s)
 	}
-	return fmt.Errorf("pymodel: step %s is not CPU work", s.Label())
+	_, err := runRegistered(ctx, s, nil)
+	return err
 }
 
 func callCustom(ctx context.Context, s Step) (err error) {
@@ -115,4 +131,16 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// RunStep runs s on the calling goroutine with no GIL and no event loop, as
+// a Go-native handler does, and returns the CPU time a CPU step used.
+func RunStep(ctx context.Context, s Step) (time.Duration, error) {
+	if err := s.Validate(); err != nil {
+		return 0, err
+	}
+	var cpu atomic.Int64
+	t := &pythread{cpuNs: &cpu}
+	err := t.run(ctx, s)
+	return time.Duration(cpu.Load()), err
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"sync"
 )
@@ -60,6 +61,10 @@ func poolWorker() int {
 		fmt.Fprintln(os.Stderr, "pymodel: pool worker started without its pipes")
 		return 2
 	}
+	// A pool worker is one single-threaded process (one CPU's worth), like
+	// a ProcessPoolExecutor worker: work that would spread over goroutines
+	// (imaging's operations) stays on one core.
+	runtime.GOMAXPROCS(1)
 	hdr, _ := json.Marshal(frameHeader{Ready: true, PID: os.Getpid()})
 	if err := writeFrame(out, hdr, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "pymodel: pool worker:", err)
@@ -73,8 +78,21 @@ func poolWorker() int {
 			return 0 // EOF: the pool closed us
 		}
 		var resp frameHeader
+		// The result is as big as the arguments (an image in, an image out),
+		// unless a registered kind returns its own result.
+		result := payload
 		if req.Step == nil {
 			resp.Err = "no step in request"
+		} else if _, ok := registered(req.Step.Kind); ok {
+			runtime.LockOSThread()
+			start := threadCPU()
+			out, err := runRegistered(context.Background(), *req.Step, payload)
+			if err != nil {
+				resp.Err = err.Error()
+			}
+			result = out
+			resp.CPUNs = int64(threadCPU() - start)
+			runtime.UnlockOSThread()
 		} else {
 			runtime.LockOSThread()
 			start := threadCPU()
@@ -84,11 +102,20 @@ func poolWorker() int {
 			resp.CPUNs = int64(threadCPU() - start)
 			runtime.UnlockOSThread()
 		}
-		// The result is as big as the arguments (an image in, an image out).
-		result := payload
 		rh, _ := json.Marshal(resp)
 		if err := writeFrame(out, rh, result); err != nil {
 			return 1
 		}
 	}
 }
+
+// WorkerCommand returns an unstarted command that re-executes this binary
+// in the given worker mode (see RegisterWorkerMode), or runs override
+// instead when it is not empty. The child is killed if this process dies.
+func WorkerCommand(mode string, override []string) (*exec.Cmd, error) {
+	return workerCommand(override, mode)
+}
+
+// ProcUsage returns CPU seconds and peak RSS (MB) of a live process from
+// /proc; pid 0 means this process. Zeros where unavailable.
+func ProcUsage(pid int) (cpuSeconds, peakRSSMB float64) { return procUsage(pid) }

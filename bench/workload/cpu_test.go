@@ -211,3 +211,15 @@ func ExampleBurnCPU() {
 	fmt.Println(used >= 20*time.Millisecond, err)
 	// Output: true <nil>
 }
+
+func ExampleBurnCPUSliced() {
+	// 30 ms of thread CPU time, with a hand-off every 5 ms (a GIL's switch
+	// interval); the time spent in the hand-off is not counted.
+	handoffs := 0
+	used, err := workload.BurnCPUSliced(context.Background(), 30*time.Millisecond, 5*time.Millisecond, func() error {
+		handoffs++
+		return nil
+	})
+	fmt.Println(used >= 30*time.Millisecond, handoffs >= 4 && handoffs <= 6, err)
+	// Output: true true <nil>
+}

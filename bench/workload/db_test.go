@@ -200,8 +200,7 @@ func TestSQLiteSettingsAndCleanup(t *testing.T) {
 		t.Errorf("temp SQLite dir %s still there after Close", dir)
 	}
 
-	// A named file is kept, rows included (Keep is implied: it is the
-	// caller's file).
+	// A named file is the caller's: Close leaves it, and with Keep its rows.
 	path := filepath.Join(t.TempDir(), "kept.db")
 	db, err = workload.OpenDBConfig(ctx, workload.DBConfig{DSN: "sqlite:" + path, Keep: true})
 	if err != nil {
@@ -360,4 +359,75 @@ func TestDBLeavesNothingRunning(t *testing.T) {
 		db.Close()
 	}
 	waitGoroutines(t, base)
+}
+
+// TestDBConcurrentSchemaCreation opens six handles at once on a table that
+// does not exist yet, as parallel tests on a fresh CI database do.
+func TestDBConcurrentSchemaCreation(t *testing.T) {
+	t.Parallel()
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			if b.env != "" && b.dsn == "" {
+				openBackend(t, b.name, b.dsn, b.env) // skips loudly
+			}
+			dsn := b.dsn
+			if b.name == "sqlite" {
+				dsn = "sqlite:" + filepath.Join(t.TempDir(), "race.db")
+			}
+			table := fmt.Sprintf("conclab_race_%d", time.Now().UnixNano()%1e9)
+			var wg sync.WaitGroup
+			dbs := make([]*workload.DB, 6)
+			errs := make([]error, 6)
+			for i := range dbs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					dbs[i], errs[i] = workload.OpenDBConfig(context.Background(), workload.DBConfig{DSN: dsn, Table: table})
+				}()
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					t.Errorf("handle %d: %v", i, err)
+					continue
+				}
+				if err := dbs[i].Insert(context.Background(), "x"); err != nil {
+					t.Errorf("insert %d: %v", i, err)
+				}
+			}
+			// Every handle deletes its rows, then the table goes.
+			for _, db := range dbs[1:] {
+				if db != nil {
+					db.Close()
+				}
+			}
+			if dbs[0] != nil {
+				if _, err := dbs[0].SQL().Exec("DROP TABLE " + table); err != nil {
+					t.Errorf("drop %s: %v", table, err)
+				}
+				dbs[0].Close()
+			}
+		})
+	}
+}
+
+func ExampleOpenDBConfig() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "example-")
+	defer os.RemoveAll(dir)
+	db, err := workload.OpenDBConfig(ctx, workload.DBConfig{
+		DSN:   "sqlite:" + filepath.Join(dir, "lab.db"), // or os.Getenv("CONCLAB_PG_DSN"), ...
+		Table: "signups",
+		Run:   "source-004",
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer db.Close()
+	db.Insert(ctx, "A@A")
+	n, _ := db.Count(ctx)
+	fmt.Println(db.Backend(), db.Driver(), db.Table(), db.Run(), n)
+	// Output: sqlite sqlite signups source-004 1
 }

@@ -83,3 +83,21 @@ func ExamplePrintFrame() {
 	// sync      5       5         65
 	// none      5       0          0
 }
+
+func ExampleImageFrame() {
+	img, _ := workload.LoadImage(context.Background(), workload.SmallPNG())
+	p, _ := workload.NewImagePipeline("")
+	defer p.Close()
+	var results []workload.ImageResult
+	for range 2 {
+		res, err := p.Process(context.Background(), "test_image_1.png", img)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		results = append(results, res)
+	}
+	f := workload.ImageFrame("uploads", results)
+	fmt.Println(f.Len(), f.Columns()[:4], f.Float("bytes_in", 1))
+	// Output: 2 [filename format bytes_in bytes_out] 7068
+}

@@ -177,17 +177,20 @@ var (
 // generating it on first use. Safe for concurrent use, also across
 // processes: the file is written to a temporary name and renamed into
 // place, so a reader never sees a partial file (two processes racing on
-// first use both generate, and one rename wins with identical bytes).
+// first use both generate, and one rename wins with identical bytes). When
+// the cache dir cannot be written, $TMPDIR/conclab-cache/images is used.
 func ImageFile(ctx context.Context, s ImageSpec) (string, error) {
 	if err := s.validate(); err != nil {
 		return "", err
 	}
-	dir := filepath.Join(CacheDir(), "images")
-	path := filepath.Join(dir, s.cacheName())
+	dirs := []string{filepath.Join(CacheDir(), "images"), filepath.Join(os.TempDir(), "conclab-cache", "images")}
 	imageMu.Lock()
 	defer imageMu.Unlock()
-	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
-		return path, nil
+	for _, dir := range dirs {
+		path := filepath.Join(dir, s.cacheName())
+		if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+			return path, nil
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("workload: image %s: %w", s.Name, err)
@@ -196,11 +199,17 @@ func ImageFile(ctx context.Context, s ImageSpec) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := writeFileAtomic(dir, path, data); err != nil {
-		return "", fmt.Errorf("workload: cache image %s: %w", s.Name, err)
+	var errs []error
+	for _, dir := range dirs {
+		path := filepath.Join(dir, s.cacheName())
+		if err := writeFileAtomic(dir, path, data); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		imageCache[path] = data
+		return path, nil
 	}
-	imageCache[path] = data
-	return path, nil
+	return "", fmt.Errorf("workload: cache image %s: %w", s.Name, errors.Join(errs...))
 }
 
 // LoadImage returns the bytes of the spec's image, generated once per

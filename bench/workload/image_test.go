@@ -532,3 +532,35 @@ func TestImagePhaseFunctions(t *testing.T) {
 		}
 	}
 }
+
+func TestHelperImageCacheReadOnly(t *testing.T) {
+	if os.Getenv("WORKLOAD_HELPER") != "ro" {
+		t.Skip("helper process for TestImageCacheFallsBack")
+	}
+	path, err := workload.ImageFile(context.Background(), workload.SmallPNG())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println("PATH=" + path)
+}
+
+// TestImageCacheFallsBack: a cache dir that cannot be created (under a
+// regular file) falls back to $TMPDIR/conclab-cache.
+func TestImageCacheFallsBack(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	blocker := filepath.Join(tmp, "file")
+	if err := os.WriteFile(blocker, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperImageCacheReadOnly$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "CONCLAB_CACHE_DIR="+filepath.Join(blocker, "cache"), "TMPDIR="+tmp, "WORKLOAD_HELPER=ro")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("helper: %v\n%s", err, out)
+	}
+	want := "PATH=" + filepath.Join(tmp, "conclab-cache", "images")
+	if !strings.Contains(string(out), want) {
+		t.Fatalf("helper output lacks %q:\n%s", want, out)
+	}
+}

@@ -40,12 +40,14 @@ type Sink struct {
 	w    *os.File
 	r    *os.File // pipe read end; nil for files
 
-	bytesPerSec, linesPerSec float64
-	fast                     chan struct{} // closed by hurry: drain at full speed
-	hurryOnce                sync.Once
-	readerDone               chan struct{}
-	drainedBytes             atomic.Int64
-	drainedLines             atomic.Int64
+	rateMu       sync.Mutex
+	pace         pace          // guarded by rateMu
+	rateChanged  chan struct{} // wakes the reader after SetRate
+	fast         chan struct{} // closed by hurry: drain at full speed
+	hurryOnce    sync.Once
+	readerDone   chan struct{}
+	drainedBytes atomic.Int64
+	drainedLines atomic.Int64
 
 	closeOnce sync.Once
 	closeErr  error
@@ -58,11 +60,8 @@ type Sink struct {
 // slow terminal puts on print. pipeBytes sets the pipe's buffer (Linux
 // F_SETPIPE_SZ, rounded up to a page; 0 keeps the default 64 KiB).
 func NewPipeSink(bytesPerSec, linesPerSec float64, pipeBytes int) (*Sink, error) {
-	if bytesPerSec < 0 || linesPerSec < 0 || bytesPerSec > MaxPipeRate || linesPerSec > MaxPipeRate {
-		return nil, fmt.Errorf("workload: pipe rate %v bytes/s, %v lines/s: want 0 (unlimited) up to %g", bytesPerSec, linesPerSec, MaxPipeRate)
-	}
-	if bytesPerSec > 0 && linesPerSec > 0 {
-		return nil, errors.New("workload: pipe rate: set bytes/s or lines/s, not both")
+	if err := checkRate(bytesPerSec, linesPerSec); err != nil {
+		return nil, err
 	}
 	if pipeBytes < 0 {
 		return nil, fmt.Errorf("workload: pipe size %d, want >= 0", pipeBytes)
@@ -81,18 +80,85 @@ func NewPipeSink(bytesPerSec, linesPerSec float64, pipeBytes int) (*Sink, error)
 			return nil, fmt.Errorf("workload: pipe size %d: %w", pipeBytes, err)
 		}
 	}
-	s := &Sink{w: w, r: r, bytesPerSec: bytesPerSec, linesPerSec: linesPerSec,
-		fast: make(chan struct{}), readerDone: make(chan struct{})}
-	switch {
-	case bytesPerSec > 0:
-		s.name = fmt.Sprintf("pipe %g bytes/s", bytesPerSec)
-	case linesPerSec > 0:
-		s.name = fmt.Sprintf("pipe %g lines/s", linesPerSec)
-	default:
-		s.name = "pipe"
-	}
+	s := &Sink{w: w, r: r, pace: pace{bytesPerSec: bytesPerSec, linesPerSec: linesPerSec, t0: time.Now()},
+		rateChanged: make(chan struct{}, 1), fast: make(chan struct{}), readerDone: make(chan struct{})}
+	s.name = s.pace.name()
 	go s.drain()
 	return s, nil
+}
+
+func checkRate(bytesPerSec, linesPerSec float64) error {
+	if !(bytesPerSec >= 0 && linesPerSec >= 0 && bytesPerSec <= MaxPipeRate && linesPerSec <= MaxPipeRate) {
+		return fmt.Errorf("workload: pipe rate %v bytes/s, %v lines/s: want 0 (unlimited) up to %g", bytesPerSec, linesPerSec, MaxPipeRate)
+	}
+	if bytesPerSec > 0 && linesPerSec > 0 {
+		return errors.New("workload: pipe rate: set bytes/s or lines/s, not both")
+	}
+	return nil
+}
+
+// pace is a pipe reader's rate, counted from t0 when b0 bytes and l0
+// lines had been drained.
+type pace struct {
+	bytesPerSec, linesPerSec float64
+	t0                       time.Time
+	b0, l0                   int64
+}
+
+func (p pace) name() string {
+	switch {
+	case p.bytesPerSec > 0:
+		return fmt.Sprintf("pipe %g bytes/s", p.bytesPerSec)
+	case p.linesPerSec > 0:
+		return fmt.Sprintf("pipe %g lines/s", p.linesPerSec)
+	}
+	return "pipe"
+}
+
+// due is when the reader may have drained b bytes and l lines in all
+// (zero time: at once).
+func (p pace) due(b, l int64) time.Time {
+	switch {
+	case p.bytesPerSec > 0:
+		return p.t0.Add(time.Duration(float64(b-p.b0) / p.bytesPerSec * float64(time.Second)))
+	case p.linesPerSec > 0:
+		return p.t0.Add(time.Duration(float64(l-p.l0) / p.linesPerSec * float64(time.Second)))
+	}
+	return time.Time{}
+}
+
+// SetRate changes a pipe's drain rate from now on (the same arguments as
+// NewPipeSink: bytes/s or lines/s, 0 for unlimited). It is an error for a
+// file sink or a bad rate. Name keeps the rate the sink was opened with.
+func (s *Sink) SetRate(bytesPerSec, linesPerSec float64) error {
+	if s.r == nil {
+		return fmt.Errorf("workload: %s: only a pipe has a drain rate", s.name)
+	}
+	if err := checkRate(bytesPerSec, linesPerSec); err != nil {
+		return err
+	}
+	s.rateMu.Lock()
+	s.pace = pace{bytesPerSec: bytesPerSec, linesPerSec: linesPerSec, t0: time.Now(),
+		b0: s.drainedBytes.Load(), l0: s.drainedLines.Load()}
+	s.rateMu.Unlock()
+	select {
+	case s.rateChanged <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// Rate returns the pipe's current drain rate (0, 0: unlimited or a file).
+func (s *Sink) Rate() (bytesPerSec, linesPerSec float64) {
+	s.rateMu.Lock()
+	defer s.rateMu.Unlock()
+	return s.pace.bytesPerSec, s.pace.linesPerSec
+}
+
+func (s *Sink) currentPace() pace {
+	s.rateMu.Lock()
+	defer s.rateMu.Unlock()
+	return s.pace
 }
 
 // drain reads the pipe until EOF, pacing itself so that by time t it has
@@ -102,55 +168,64 @@ func NewPipeSink(bytesPerSec, linesPerSec float64, pipeBytes int) (*Sink, error)
 // in lines mode), so the pipe is never emptied far ahead of the rate.
 func (s *Sink) drain() {
 	defer close(s.readerDone)
-	size := 4096
-	if s.bytesPerSec > 0 {
-		size = int(max(1, min(64<<10, s.bytesPerSec/100)))
-	} else if s.linesPerSec > 0 {
-		size = 256
-	}
-	buf := make([]byte, size)
-	start := time.Now()
+	buf := make([]byte, 64<<10)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
-	waitUntil := func(due time.Duration) {
-		wait := due - time.Since(start)
-		if wait <= 0 {
-			return
-		}
-		timer.Reset(wait)
-		select {
-		case <-timer.C:
-		case <-s.fast:
-			timer.Stop()
+	// waitFor blocks until b bytes and l lines in all are due at the
+	// current rate, re-reading the rate when SetRate changes it.
+	waitFor := func(b, l int64) {
+		for {
+			due := s.currentPace().due(b, l)
+			wait := time.Until(due)
+			if due.IsZero() || wait <= 0 {
+				return
+			}
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+				return
+			case <-s.rateChanged:
+				timer.Stop()
+			case <-s.fast:
+				timer.Stop()
+				return
+			}
 		}
 	}
-	var nbytes, lines int64
+	var nbytes, nlines int64
 	for {
-		n, err := s.r.Read(buf)
+		p := s.currentPace()
+		size := len(buf)
+		if p.bytesPerSec > 0 {
+			size = int(max(1, min(float64(size), p.bytesPerSec/100)))
+		} else if p.linesPerSec > 0 {
+			size = 256
+		}
+		n, err := s.r.Read(buf[:size])
 		chunk := buf[:n]
-		switch {
-		case n == 0:
-		case s.linesPerSec > 0:
+		if p.linesPerSec > 0 {
 			for len(chunk) > 0 {
 				i := bytes.IndexByte(chunk, '\n')
 				if i < 0 {
+					nbytes += int64(len(chunk))
 					s.drainedBytes.Add(int64(len(chunk)))
 					break
 				}
-				lines++
-				waitUntil(time.Duration(float64(lines) / s.linesPerSec * float64(time.Second)))
+				nbytes += int64(i + 1)
+				nlines++
+				waitFor(nbytes, nlines)
 				s.drainedBytes.Add(int64(i + 1))
 				s.drainedLines.Add(1)
 				chunk = chunk[i+1:]
 			}
-		default:
+		} else if n > 0 {
 			nbytes += int64(n)
-			if s.bytesPerSec > 0 {
-				waitUntil(time.Duration(float64(nbytes) / s.bytesPerSec * float64(time.Second)))
-			}
+			k := int64(countLines(chunk))
+			nlines += k
+			waitFor(nbytes, nlines)
 			s.drainedBytes.Add(int64(n))
-			s.drainedLines.Add(int64(countLines(chunk)))
+			s.drainedLines.Add(k)
 		}
 		if err != nil {
 			return

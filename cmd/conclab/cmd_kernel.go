@@ -52,37 +52,48 @@ func runKernel(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		fs.Usage()
 		return 2, nil
 	}
-	ci, err := kernel.ReadConnectionFile(fs.Arg(0))
-	if err != nil {
-		return 1, err
-	}
 	// SIGINT interrupts the running cell (main's context would otherwise
-	// end the kernel on it); SIGTERM shuts the kernel down.
-	base := context.WithoutCancel(ctx)
-	runCtx, stop := context.WithCancel(base)
-	defer stop()
-	k, err := kernel.Start(runCtx, ci, kernel.Options{Log: stderr, Version: conclabVersion()})
-	if err != nil {
-		return 1, err
-	}
+	// end the kernel on it); SIGTERM shuts the kernel down, also while it
+	// is still starting.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	started := make(chan *kernel.Kernel, 1)
 	go func() {
+		var k *kernel.Kernel
 		for {
 			select {
+			case k = <-started:
+				if k == nil {
+					return
+				}
 			case s := <-sigs:
 				if s == os.Interrupt {
-					k.Interrupt()
+					if k != nil {
+						k.Interrupt()
+					}
 					continue
 				}
 				stop()
 				return
-			case <-k.Done():
+			case <-runCtx.Done():
 				return
 			}
 		}
 	}()
+	ci, err := kernel.ReadConnectionFile(fs.Arg(0))
+	if err != nil {
+		started <- nil
+		return 1, err
+	}
+	k, err := kernel.Start(runCtx, ci, kernel.Options{Log: stderr, Version: conclabVersion()})
+	if err != nil {
+		started <- nil
+		return 1, err
+	}
+	started <- k
 	return 0, k.Run(runCtx)
 }
 

@@ -56,7 +56,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (*loadFlags, string, error)
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := &loadFlags{}
-	fs.IntVar(&f.c, "c", 10, "concurrency: VUs (closed); with --rate the maximum connections in flight (default 1000); ignored with --burst")
+	fs.IntVar(&f.c, "c", 10, "concurrency: VUs (closed model); with --rate, a cap on connections in flight (1000 when not given); ignored with --burst")
 	fs.DurationVar(&f.d, "d", 0, "duration (default 10s unless -n is given)")
 	fs.IntVar(&f.n, "n", 0, "total requests (instead of -d); with --burst the burst size")
 	fs.Float64Var(&f.rate, "rate", 0, "open model: requests per second (coordinated-omission corrected)")
@@ -128,7 +128,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (*loadFlags, string, error)
 		return nil, "", fmt.Errorf("--poisson needs --rate")
 	case f.think > 0 && f.rate > 0:
 		return nil, "", fmt.Errorf("--think applies to the closed model, not --rate")
-	case seen["d"] && seen["n"] && f.rate == 0:
+	case seen["d"] && seen["n"]:
 		return nil, "", fmt.Errorf("give -d or -n, not both")
 	case f.body != "" && len(f.files) > 0:
 		return nil, "", fmt.Errorf("give --body or --file, not both")
@@ -225,7 +225,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		opts.Labels[k] = v
 	}
 	if f.html != "" {
-		if err := htmlAvailable(); err != nil {
+		if err := htmlAvailable(f.html); err != nil {
 			return 2, err
 		}
 	}
@@ -259,7 +259,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		fmt.Fprintf(stdout, "\n     target: %s %s\n%s\n", methodOf(t), url, res)
 	}
 	if f.html != "" {
-		if err := writeHTMLReport(f.html, url, res); err != nil {
+		if err := writeHTMLReport(f.html, methodOf(t), url, res); err != nil {
 			return 1, err
 		}
 	}

@@ -1,17 +1,52 @@
 package main
 
 import (
-	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/conclab/conclab/bench/metrics"
+	"github.com/conclab/conclab/charts"
 )
 
-// errNoReports is returned for --html until the charts package provides
-// reports (charts.NewReport(title).Add(...).WriteHTML(w)).
-var errNoReports = errors.New("--html: reports not available (the charts package has no report yet)")
+// htmlAvailable checks, before the run, that the report can be written:
+// path is not empty and its directory exists.
+func htmlAvailable(path string) error {
+	if strings.TrimSpace(path) == "" {
+		return fmt.Errorf("--html: empty file name")
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("--html %s: %w", path, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("--html %s: %s is not a directory", path, dir)
+	}
+	return nil
+}
 
-// htmlAvailable reports, before the run, whether --html can be honoured.
-func htmlAvailable() error { return errNoReports }
-
-// writeHTMLReport writes the run's report to path.
-func writeHTMLReport(path, url string, res *metrics.Result) error { return errNoReports }
+// writeHTMLReport writes the run's report to path: the text summary, the
+// summary table, latency statistics, throughput and tail latency over time,
+// and the latency distribution.
+func writeHTMLReport(path, method, url string, res *metrics.Result) error {
+	var md strings.Builder
+	fmt.Fprintf(&md, "`%s %s` · %s\n\n", method, url, res.Labels[metrics.LabelLoad])
+	for _, w := range res.Warnings {
+		fmt.Fprintf(&md, "- **warning:** %s\n", w)
+	}
+	for _, e := range res.ErrorSamples {
+		fmt.Fprintf(&md, "- **error:** %s\n", e)
+	}
+	r := charts.NewReport("conclab load "+url).
+		Add(md.String(), "```\n"+strings.TrimRight(res.String(), "\n")+"\n```").
+		Add(res.Summary(), charts.Latency(res.Summary()), charts.Timeline(res.Series()))
+	if res.Distribution().Len() > 0 {
+		r.Add(charts.CDF(res.Distribution()))
+	}
+	if err := r.WriteFile(path); err != nil {
+		return fmt.Errorf("--html: %w", err)
+	}
+	return nil
+}

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/conclab/conclab/bench/load"
 )
 
 func loadTestServer(t *testing.T) *httptest.Server {
@@ -122,7 +125,7 @@ func TestLoadCommandBadInput(t *testing.T) {
 		{"remote", []string{"load", "http://192.0.2.7/", "-n", "1"}, 2, "not loopback"},
 		{"two URLs", []string{"load", srv.URL, srv.URL}, 2, "one URL only"},
 		{"burst without n", []string{"load", srv.URL, "--burst"}, 2, "--burst needs -n"},
-		{"html unavailable", []string{"load", srv.URL, "-n", "1", "--html", filepath.Join(t.TempDir(), "r.html")}, 2, "--html"},
+		{"html in missing dir", []string{"load", srv.URL, "-n", "1", "--html", "/no/such/dir/r.html"}, 2, "--html /no/such/dir/r.html"},
 		{"refused", []string{"load", deadURL, "-n", "3"}, 1, "connection refused"},
 	}
 	for _, tc := range cases {
@@ -134,5 +137,48 @@ func TestLoadCommandBadInput(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errb.String(), tc.code, tc.want)
 			}
 		})
+	}
+}
+
+func TestLoadCommandHTML(t *testing.T) {
+	t.Parallel()
+	srv := loadTestServer(t)
+	out := filepath.Join(t.TempDir(), "report.html")
+	var stdout, stderr bytes.Buffer
+	if code := mainCode([]string{"load", srv.URL, "-c", "2", "-d", "300ms", "--html", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, want := range []string{"<!DOCTYPE html>", "conclab load " + srv.URL, "2 VUs 300ms", "http_req_duration", "<table", "data-conclab-chart"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+func TestLoadProgressBar(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	b := &progressBar{w: &buf}
+	b.update(load.Progress{Elapsed: 5 * time.Second, Duration: 10 * time.Second, Done: 500, Errors: 2})
+	b.clear()
+	got := buf.String()
+	for _, want := range []string{"[" + strings.Repeat("=", 15) + strings.Repeat("-", 15) + "]", "5.0s", "500 reqs", "2 errors", "100/s", "\r\033[K"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("bar %q lacks %q", got, want)
+		}
+	}
+	if isTerminal(&buf) {
+		t.Errorf("a buffer is not a terminal")
+	}
+	if f, err := os.CreateTemp(t.TempDir(), "out"); err == nil {
+		if isTerminal(f) {
+			t.Errorf("a file is not a terminal")
+		}
+		f.Close()
 	}
 }

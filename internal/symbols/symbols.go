@@ -15,3 +15,8 @@ import "reflect"
 // Symbols maps "import/path/name" to the package's exported symbols, in the
 // form yaegi's interp.Use takes.
 var Symbols = map[string]map[string]reflect.Value{}
+
+// Docs maps "import/path.Symbol" (and "import/path.Type.Method", and
+// "import/path" for the package) to the declaration and doc comment of the
+// linked-in packages other than the standard library, for inspect requests.
+var Docs = map[string]string{}

@@ -16,6 +16,84 @@ import (
 	"github.com/traefik/yaegi/stdlib"
 )
 
+// decls is what a segment declares: names (with their kind), imports
+// (name -> path), methods by receiver type, and the type of variables whose
+// type is evident from a composite literal.
+type decls struct {
+	names, imports, varTypes map[string]string
+	methods                  map[string][]string
+}
+
+func declaredAll(src string) decls {
+	d := decls{varTypes: map[string]string{}, methods: map[string][]string{}}
+	d.names, d.imports = declared(src)
+	walk := func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			if n.Recv != nil && len(n.Recv.List) == 1 {
+				if t := typeName(n.Recv.List[0].Type); t != "" {
+					d.methods[t] = append(d.methods[t], n.Name.Name)
+				}
+			}
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE && len(n.Lhs) == len(n.Rhs) {
+				for i, l := range n.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						if t := litType(n.Rhs[i]); t != "" {
+							d.varTypes[id.Name] = t
+						}
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			for i, id := range n.Names {
+				if n.Type != nil {
+					if t := typeName(n.Type); t != "" {
+						d.varTypes[id.Name] = t
+					}
+				} else if i < len(n.Values) {
+					if t := litType(n.Values[i]); t != "" {
+						d.varTypes[id.Name] = t
+					}
+				}
+			}
+		}
+		return true
+	}
+	if f, err := parser.ParseFile(token.NewFileSet(), "", "package main\n"+src, parser.SkipObjectResolution); err == nil {
+		ast.Inspect(f, walk)
+	} else if f, err := parser.ParseFile(token.NewFileSet(), "", "package main\nfunc _() {\n"+src+"\n}", parser.SkipObjectResolution); err == nil {
+		ast.Inspect(f, walk)
+	}
+	return d
+}
+
+// typeName returns T for T, *T (and T[...] generics); "" otherwise.
+func typeName(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name
+	case *ast.StarExpr:
+		return typeName(e.X)
+	case *ast.IndexExpr:
+		return typeName(e.X)
+	case *ast.IndexListExpr:
+		return typeName(e.X)
+	}
+	return ""
+}
+
+// litType returns T for T{...} and &T{...}.
+func litType(e ast.Expr) string {
+	if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+		e = u.X
+	}
+	if c, ok := e.(*ast.CompositeLit); ok && c.Type != nil {
+		return typeName(c.Type)
+	}
+	return ""
+}
+
 // declared returns the names a Go segment declares at top level (with their
 // kind) and the packages it imports (name -> path).
 func declared(src string) (names, imports map[string]string) {
@@ -252,11 +330,16 @@ func (s *Session) members(base string) []string {
 			return out
 		}
 	}
-	v, ok := s.lookupValue(base)
-	if !ok {
-		return nil
+	var out []string
+	if v, ok := s.lookupValue(base); ok {
+		out = typeMembers(v.Type())
 	}
-	return typeMembers(v.Type())
+	s.mu.Lock()
+	if t, ok := s.varTypes[base]; ok {
+		out = append(out, s.methods[t]...)
+	}
+	s.mu.Unlock()
+	return out
 }
 
 // lookupValue finds the value of a variable or selector chain without
@@ -373,6 +456,20 @@ func (s *Session) Inspect(code string, cursor int) (doc string, found bool) {
 		for _, b := range builtins {
 			if b == chain {
 				return chain + ": Go builtin", true
+			}
+		}
+	}
+	if len(parts) >= 2 {
+		// A method or field of a value of a linked-in type.
+		if v, ok := s.lookupValue(strings.Join(parts[:len(parts)-1], ".")); ok {
+			t := v.Type()
+			for t.Kind() == reflect.Pointer {
+				t = t.Elem()
+			}
+			if t.PkgPath() != "" && t.Name() != "" {
+				if d, ok := symbolDoc(t.PkgPath(), t.Name()+"."+parts[len(parts)-1]); ok {
+					return d, true
+				}
 			}
 		}
 	}

@@ -1,9 +1,11 @@
 package eval
 
 import (
+	"bytes"
 	"go/ast"
 	"go/doc"
 	"go/parser"
+	"go/printer"
 	"go/token"
 	"io/fs"
 	"os"
@@ -11,6 +13,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/conclab/conclab/internal/symbols"
 )
 
 var (
@@ -22,6 +26,13 @@ var (
 // package itself), read from the package's source: the standard library's
 // under GOROOT, or the module's own packages and cached modules when present.
 func symbolDoc(p, sym string) (string, bool) {
+	key := p
+	if sym != "" {
+		key += "." + sym
+	}
+	if d, ok := symbols.Docs[key]; ok {
+		return d, true
+	}
 	pkg := loadDoc(p)
 	if pkg == nil {
 		return "", false
@@ -34,7 +45,15 @@ func symbolDoc(p, sym string) (string, bool) {
 			return sig(f.Decl) + "\n\n" + f.Doc, true
 		}
 	}
+	tname, method, isMethod := strings.Cut(sym, ".")
 	for _, t := range pkg.Types {
+		if isMethod && t.Name == tname {
+			for _, m := range t.Methods {
+				if m.Name == method {
+					return sig(m.Decl) + "\n\n" + m.Doc, true
+				}
+			}
+		}
 		if t.Name == sym {
 			return "type " + t.Name + "\n\n" + t.Doc, true
 		}
@@ -60,24 +79,13 @@ func sig(d *ast.FuncDecl) string {
 	if d == nil {
 		return ""
 	}
-	var b strings.Builder
-	b.WriteString("func ")
-	b.WriteString(d.Name.Name)
-	b.WriteString("(")
-	if d.Type.Params != nil {
-		for i, f := range d.Type.Params.List {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			var names []string
-			for _, n := range f.Names {
-				names = append(names, n.Name)
-			}
-			b.WriteString(strings.Join(names, ", "))
-		}
+	cp := *d
+	cp.Body, cp.Doc = nil, nil
+	var buf bytes.Buffer
+	if err := printer.Fprint(&buf, token.NewFileSet(), &cp); err != nil {
+		return "func " + d.Name.Name
 	}
-	b.WriteString(")")
-	return b.String()
+	return buf.String()
 }
 
 func loadDoc(p string) *doc.Package {

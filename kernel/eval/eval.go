@@ -118,8 +118,10 @@ type Session struct {
 	restores  []func()
 	cellCtx   context.Context
 	sink      sinkValue
-	known     map[string]string // identifiers declared by cells -> kind
-	imports   map[string]string // package name -> import path, imported by cells
+	known     map[string]string   // identifiers declared by cells -> kind
+	imports   map[string]string   // package name -> import path, imported by cells
+	varTypes  map[string]string   // variable -> cell-declared type name, when evident
+	methods   map[string][]string // cell-declared type -> its methods
 	rootCtx   context.Context
 	rootStop  context.CancelFunc
 	stdoutVar *os.File
@@ -130,7 +132,6 @@ type Session struct {
 type sinkValue struct {
 	v    any
 	d    display.Data
-	ok   bool
 	used bool
 }
 
@@ -159,8 +160,9 @@ func (l *lockedBuffer) take() string {
 const sinkPath = "github.com/conclab/conclab/kernel/eval/internal/sink"
 
 // prelude is evaluated when a session starts.
-const prelude = `import "github.com/conclab/conclab/display"
-import _conclabsink "` + sinkPath + `"
+// display is not imported here: ImportUsed makes it (like every linked
+// package) available by name, and a cell may still import it explicitly.
+const prelude = `import _conclabsink "` + sinkPath + `"
 import _conclabfmt "fmt"
 import _conclabos "os"
 
@@ -269,7 +271,8 @@ func _conclabShow(v interface{}) {
 
 // New starts a session. The caller must call Close.
 func New(opts Options) (*Session, error) {
-	s := &Session{opts: opts, known: map[string]string{}, imports: map[string]string{}}
+	s := &Session{opts: opts, known: map[string]string{}, imports: map[string]string{},
+		varTypes: map[string]string{}, methods: map[string][]string{}}
 	var err error
 	if s.origDir, err = os.Getwd(); err != nil {
 		return nil, fmt.Errorf("eval: working directory: %w", err)
@@ -351,6 +354,10 @@ func (s *Session) overrides() interp.Exports {
 		"os/os": {
 			"Stdout": reflect.ValueOf(&s.stdoutVar).Elem(),
 			"Stderr": reflect.ValueOf(&s.stderrVar).Elem(),
+			// A cell must not end the kernel's process.
+			"Exit": reflect.ValueOf(func(code int) {
+				panic(fmt.Sprintf("os.Exit(%d) called in a cell: the session keeps running (restart the kernel to start afresh)", code))
+			}),
 		},
 		"log/log": {
 			"Fatal": reflect.ValueOf(logger.Panic), "Fatalf": reflect.ValueOf(logger.Panicf), "Fatalln": reflect.ValueOf(logger.Panicln),
@@ -373,12 +380,14 @@ func (s *Session) overrides() interp.Exports {
 
 func (s *Session) setSink(v any, m, meta display.MIMEMap, text string) {
 	v = unwrap(v)
-	d, ok := display.Render(v)
+	d, _ := display.Render(v)
+	if d.Data == nil {
+		d.Data = display.MIMEMap{}
+	}
 	for k, x := range m {
 		if k != display.MIMETypeText || d.Data[k] == nil {
 			d.Data[k] = x
 		}
-		ok = true
 	}
 	for k, x := range meta {
 		if d.Metadata == nil {
@@ -389,9 +398,8 @@ func (s *Session) setSink(v any, m, meta display.MIMEMap, text string) {
 	if text != "" {
 		d.Data[display.MIMETypeText] = text
 	}
-	_ = ok
 	s.mu.Lock()
-	s.sink = sinkValue{v: v, d: d, ok: true, used: true}
+	s.sink = sinkValue{v: v, d: d, used: true}
 	s.mu.Unlock()
 }
 
@@ -469,13 +477,57 @@ func (s *Session) evalCell(ctx context.Context, code string) (Result, error) {
 			if seg.expr {
 				return s.evalExpr(ctx, seg)
 			}
-			if _, err := s.run(ctx, guardGoroutines(seg.src, seg.kind == segDecl), seg.line); err != nil {
+			if err := s.runGuarded(ctx, seg); err != nil {
 				return Result{}, err
 			}
 			s.remember(seg)
 		}
 	}
 	return Result{}, nil
+}
+
+// runGuarded runs a segment with its goroutines guarded against panics (see
+// guardGoroutines), or as written when the guarded form does not compile.
+func (s *Session) runGuarded(ctx context.Context, seg segment) error {
+	if seg.kind == segDecl {
+		for _, t := range typeNames(seg.src) {
+			s.mu.Lock()
+			kind := s.known[t]
+			s.mu.Unlock()
+			if kind == "type" {
+				forgetType(s.in, t)
+			}
+		}
+	}
+	src := rewriteRangeInt(seg.src, seg.kind == segDecl, s.globalKind, s.intFunc)
+	if g := guardGoroutines(src, seg.kind == segDecl); g != seg.src {
+		_, err := s.run(ctx, g, seg.line)
+		var ee *Error
+		if !errors.As(err, &ee) || ee.Name != "CompileError" {
+			return err
+		}
+	}
+	_, err := s.run(ctx, seg.src, seg.line)
+	return err
+}
+
+// globalKind returns the kind of the session variable name.
+func (s *Session) globalKind(name string) (reflect.Kind, bool) {
+	v, ok := s.in.Globals()[name]
+	if !ok || !v.IsValid() {
+		return reflect.Invalid, false
+	}
+	return v.Kind(), true
+}
+
+// intFunc reports whether pkg.name is a linked-in function returning one int.
+func (s *Session) intFunc(pkg, name string) bool {
+	p, ok := s.resolvePackage(pkg)
+	if !ok || s.isVar(pkg) {
+		return false
+	}
+	v, ok := packageExports(p)[name]
+	return ok && v.Kind() == reflect.Func && v.Type().NumOut() == 1 && v.Type().Out(0).Kind() == reflect.Int
 }
 
 // evalExpr evaluates the cell's final expression and renders its value.
@@ -555,6 +607,12 @@ func (s *Session) mapError(err error, src string, line int) error {
 		if pe, ok := p.Value.(error); ok {
 			e.Value = pe.Error()
 		}
+		if e.Value == "nil type" {
+			// yaegi's compiler on a construct it lacks, most often range
+			// over an integer whose type it could not be shown.
+			e.Name = "CompileError"
+			e.Value = "nil type (yaegi cannot compile this; if it ranges over an integer, write for i := 0; i < n; i++)"
+		}
 		// yaegi reports the panicking statement's position on its stderr.
 		diag := s.diag.take()
 		for _, l := range strings.Split(diag, "\n") {
@@ -632,14 +690,20 @@ func (s *Session) isVar(name string) bool {
 // remember records names declared and packages imported by a segment, for
 // completion and inspection.
 func (s *Session) remember(seg segment) {
-	names, imports := declared(seg.src)
+	d := declaredAll(seg.src)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for n, k := range names {
+	for n, k := range d.names {
 		s.known[n] = k
 	}
-	for n, p := range imports {
+	for n, p := range d.imports {
 		s.imports[n] = p
+	}
+	for v, t := range d.varTypes {
+		s.varTypes[v] = t
+	}
+	for t, ms := range d.methods {
+		s.methods[t] = append(s.methods[t], ms...)
 	}
 }
 

@@ -96,6 +96,10 @@ func TestRenderInterpretedType(t *testing.T) {
 	}
 	r = mustEval(t, s, "display.HTML(\"<i>x</i>\")")
 	if r.Data.Data["text/html"] != "<i>x</i>" {
+		t.Errorf("display.HTML without import: %v", r.Data.Data)
+	}
+	r = mustEval(t, s, "import \"github.com/conclab/conclab/display\"\ndisplay.HTML(\"<i>x</i>\")")
+	if r.Data.Data["text/html"] != "<i>x</i>" {
 		t.Errorf("display.HTML: %v", r.Data.Data)
 	}
 	r = mustEval(t, s, "import \"image\"\nimage.NewRGBA(image.Rect(0, 0, 2, 2))")
@@ -145,6 +149,7 @@ func TestErrors(t *testing.T) {
 		{"var m map[string]int\nm[\"a\"] = 1", "panic", 2, "nil map"},
 		{"$ exit 3", "ShellError", 1, "exit status 3"},
 		{"func (", "CompileError", 1, ""},
+		{"x := 2\nos.Exit(3)", "panic", 2, "os.Exit(3)"},
 	}
 	for _, tt := range tests {
 		_, err := s.Eval(context.Background(), tt.code)
@@ -254,6 +259,7 @@ func TestCompleteInspectIsComplete(t *testing.T) {
 		{"strings.ToU", "ToUpper"},
 		{"fmt.Sprin", "Sprintf"},
 		{"pt.", "X"},
+		{"pt.No", "Norm"},
 		{"pri", "println"},
 		{"display.HT", "HTML"},
 	}
@@ -269,6 +275,16 @@ func TestCompleteInspectIsComplete(t *testing.T) {
 	}
 	if doc, ok := s.Inspect("strings.ToUpper", 10); !ok || !strings.Contains(doc, "ToUpper") {
 		t.Errorf("Inspect strings.ToUpper = %q, %v", doc, ok)
+	}
+	if doc, ok := s.Inspect("strings.ToUpper", 10); !ok || !strings.Contains(doc, "func ToUpper(s string) string") {
+		t.Errorf("Inspect strings.ToUpper signature = %q", doc)
+	}
+	mustEval(t, s, "var sb strings.Builder")
+	if doc, ok := s.Inspect("sb.WriteString", 8); !ok || !strings.Contains(doc, "WriteString") {
+		t.Errorf("Inspect sb.WriteString = %q, %v", doc, ok)
+	}
+	if doc, ok := s.Inspect("display.HTML", 10); !ok || !strings.Contains(doc, "func HTML(html string) Data") {
+		t.Errorf("Inspect display.HTML = %q, %v", doc, ok)
 	}
 	if doc, ok := s.Inspect("pt", 1); !ok || !strings.Contains(doc, "pt") {
 		t.Errorf("Inspect pt = %q, %v", doc, ok)
@@ -378,5 +394,88 @@ func TestGoroutinePanicDoesNotKillProcess(t *testing.T) {
 	mustEval(t, s, "func spawn(c chan int) { go func(n int) { c <- n * 2 }(21) }\nc := make(chan int)\nspawn(c)")
 	if r := mustEval(t, s, "<-c"); r.Value != 42 {
 		t.Errorf("<-c = %v; want 42", r.Value)
+	}
+	// A named function started with go: arguments are evaluated at the go
+	// statement, and a panic is recovered too.
+	mustEval(t, s, "func send(c chan int, n int) { c <- n }\nfunc boom(d chan bool) { defer close(d); panic(\"named\") }\nn := 1\ngo send(c, n)\nn = 2")
+	if r := mustEval(t, s, "<-c"); r.Value != 1 {
+		t.Errorf("go send(c, n) sent %v; want 1 (argument evaluated at the go statement)", r.Value)
+	}
+	mustEval(t, s, "d := make(chan bool)\ngo boom(d)\n<-d")
+	// An untyped constant argument to a non-default type still works (falls
+	// back to the unguarded statement).
+	mustEval(t, s, "func half(c chan float64, x float64) { c <- x / 2 }\nfc := make(chan float64)\ngo half(fc, 3)")
+	if r := mustEval(t, s, "<-fc"); r.Value != 1.5 {
+		t.Errorf("<-fc = %v; want 1.5", r.Value)
+	}
+	deadline = time.Now().Add(2 * time.Second)
+	for strings.Count(errb.String(), "panic in goroutine") < 2 && time.Now().Before(deadline) {
+		mustEval(t, s, "1")
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !strings.Contains(errb.String(), "named") {
+		t.Errorf("stderr = %q; want the named goroutine's panic reported", errb.String())
+	}
+}
+
+func TestOutputCompleteWhenEvalReturns(t *testing.T) {
+	t.Parallel()
+	s, out, errb := newSession(t)
+	for round := 0; round < 20; round++ {
+		mustEval(t, s, "for i := 0; i < 500; i++ { fmt.Println(i) }\nfmt.Fprint(os.Stderr, \"e\")")
+		if got := strings.Count(out.String(), "\n"); got != 500*(round+1) {
+			t.Fatalf("round %d: %d lines when Eval returned; want %d", round, got, 500*(round+1))
+		}
+		if got := len(errb.String()); got != round+1 {
+			t.Fatalf("round %d: stderr %d bytes; want %d", round, got, round+1)
+		}
+	}
+	// More than a pipe buffer in one write.
+	mustEval(t, s, "fmt.Print(strings.Repeat(\"x\", 1<<20))")
+	if got := strings.Count(out.String(), "x"); got != 1<<20 {
+		t.Errorf("big write: %d bytes forwarded; want %d", got, 1<<20)
+	}
+}
+
+func TestRedefinition(t *testing.T) {
+	t.Parallel()
+	s, _, _ := newSession(t)
+	steps := []struct{ code, want string }{
+		{"x := 1", ""},
+		{"x := \"s\"\nx", "s"},
+		{"func f() int { return 1 }", ""},
+		{"func f() string { return \"two\" }\nf()", "two"},
+		{"type P struct{ A int }\nfunc (p P) Get() int { return p.A }\nold := P{A: 7}", ""},
+		{"type P struct{ B string }\nP{B: \"b\"}", "{b}"},
+		{"old.Get()", "7"},
+		{"func (p P) Hi() string { return \"hi \" + p.B }\nP{B: \"x\"}.Hi()", "hi x"},
+	}
+	for _, st := range steps {
+		r := mustEval(t, s, st.code)
+		if st.want != "" && r.Data.Data["text/plain"] != st.want {
+			t.Errorf("Eval(%q) = %v; want %s", st.code, r.Data.Data["text/plain"], st.want)
+		}
+	}
+}
+
+func TestRangeOverInt(t *testing.T) {
+	t.Parallel()
+	s, out, _ := newSession(t)
+	steps := []struct{ code, want string }{
+		{"sum := 0\nfor i := range 10 { sum += i }\nsum", "45"},
+		{"n := 4\nfor i := range n { fmt.Print(i) }", ""},
+		{"func tri(n int) int { t := 0; for i := range n + 1 { t += i }; return t }\ntri(4)", "10"},
+		{"c := 0\nfor range 3 { c++ }\nc", "3"},
+		{"xs := []string{\"a\", \"b\"}\nfor i := range len(xs) { fmt.Print(xs[i]) }", ""},
+		{"for i := range xs { fmt.Print(i) }", ""},
+	}
+	for _, st := range steps {
+		r := mustEval(t, s, st.code)
+		if st.want != "" && r.Data.Data["text/plain"] != st.want {
+			t.Errorf("Eval(%q) = %v; want %s", st.code, r.Data.Data["text/plain"], st.want)
+		}
+	}
+	if got := out.String(); got != "0123ab01" {
+		t.Errorf("stdout = %q; want 0123ab01", got)
 	}
 }

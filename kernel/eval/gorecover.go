@@ -5,16 +5,34 @@ import (
 	"go/parser"
 	"go/token"
 	"sort"
+	"strings"
 )
 
-// goGuard is inserted at the start of the body of every `go func(...) {...}(...)`
-// in a cell: an unrecovered panic in a goroutine would otherwise end the
-// whole process (and the kernel). It reports the panic on the cell's stderr.
+// goGuard is inserted at the start of every goroutine a cell starts: an
+// unrecovered panic in a goroutine would otherwise end the whole process
+// (and the kernel). It reports the panic on the cell's stderr instead.
 const goGuard = `defer func() { if r := recover(); r != nil { _conclabGoPanic(r) } }(); `
 
-// guardGoroutines returns src with goGuard inserted into goroutine function
-// literals. Line numbers are unchanged. Sources that do not parse are
-// returned as is (the interpreter reports the error).
+var builtinFuncs = map[string]bool{"append": true, "cap": true, "clear": true, "close": true, "complex": true,
+	"copy": true, "delete": true, "imag": true, "len": true, "make": true, "max": true, "min": true, "new": true,
+	"panic": true, "print": true, "println": true, "real": true, "recover": true}
+
+type edit struct {
+	from, to int
+	text     string
+}
+
+// guardGoroutines rewrites the go statements of src so that a panic in the
+// goroutine is recovered:
+//
+//	go func(...) {...}(args)   -> goGuard inserted at the start of the body
+//	go f(a, b)                 -> { _cg0, _cg1, _cg2 := f, a, b; go func() { goGuard; _cg0(_cg1, _cg2) }() }
+//
+// The function and arguments are still evaluated where the go statement is,
+// as Go specifies. Line numbers are unchanged. Sources that do not parse are
+// returned as is; the caller retries the original source when the rewritten
+// one does not compile (e.g. an untyped constant argument whose parameter is
+// not its default type).
 func guardGoroutines(src string, decl bool) string {
 	prefix := "package main\nfunc _() {\n"
 	suffix := "\n}"
@@ -26,26 +44,75 @@ func guardGoroutines(src string, decl bool) string {
 	if err != nil {
 		return src
 	}
-	var offs []int
+	off := func(p token.Pos) int { return fset.Position(p).Offset - len(prefix) }
+	text := func(n ast.Node) string { return src[off(n.Pos()):off(n.End())] }
+	var edits []edit
 	ast.Inspect(f, func(n ast.Node) bool {
 		g, ok := n.(*ast.GoStmt)
 		if !ok {
 			return true
 		}
-		if lit, ok := g.Call.Fun.(*ast.FuncLit); ok && lit.Body != nil {
-			off := fset.Position(lit.Body.Lbrace).Offset + 1 - len(prefix)
-			if off > 0 && off <= len(src) {
-				offs = append(offs, off)
-			}
+		if off(g.Pos()) < 0 || off(g.End()) > len(src) {
+			return true
 		}
-		return true
+		if lit, ok := g.Call.Fun.(*ast.FuncLit); ok && lit.Body != nil {
+			o := off(lit.Body.Lbrace) + 1
+			edits = append(edits, edit{o, o, goGuard})
+			return true
+		}
+		if id, ok := g.Call.Fun.(*ast.Ident); ok && builtinFuncs[id.Name] {
+			return true
+		}
+		names := []string{"_cg0"}
+		vals := []string{text(g.Call.Fun)}
+		var args []string
+		for i, a := range g.Call.Args {
+			if isLiteral(a) { // constants keep their untyped type
+				args = append(args, text(a))
+				continue
+			}
+			n := "_cg" + itoa(i+1)
+			names = append(names, n)
+			vals = append(vals, text(a))
+			args = append(args, n)
+		}
+		call := "_cg0(" + strings.Join(args, ", ")
+		if g.Call.Ellipsis.IsValid() {
+			call += "..."
+		}
+		call += ")"
+		rewritten := "{ " + strings.Join(names, ", ") + " := " + strings.Join(vals, ", ") +
+			"; go func() { " + goGuard + call + " }() }"
+		edits = append(edits, edit{off(g.Pos()), off(g.End()), rewritten})
+		return false
 	})
-	if len(offs) == 0 {
+	if len(edits) == 0 {
 		return src
 	}
-	sort.Sort(sort.Reverse(sort.IntSlice(offs)))
-	for _, o := range offs {
-		src = src[:o] + goGuard + src[o:]
+	sort.Slice(edits, func(i, j int) bool { return edits[i].from > edits[j].from })
+	for _, e := range edits {
+		src = src[:e.from] + e.text + src[e.to:]
 	}
 	return src
+}
+
+// isLiteral reports whether e is a basic literal (possibly negated).
+func isLiteral(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		return true
+	case *ast.UnaryExpr:
+		return (e.Op == token.SUB || e.Op == token.ADD) && isLiteral(e.X)
+	case *ast.ParenExpr:
+		return isLiteral(e.X)
+	}
+	return false
+}
+
+func itoa(i int) string {
+	const digits = "0123456789"
+	if i < 10 {
+		return digits[i : i+1]
+	}
+	return itoa(i/10) + digits[i%10:i%10+1]
 }

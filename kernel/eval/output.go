@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -15,12 +17,20 @@ const syncMarker = "\x00\x1bconclab:sync\x1b\x00"
 
 // forwarder copies what is written to the write end of a pipe to dst as it
 // arrives, so output streams while a cell runs.
+//
+// sync proves that everything written so far has reached dst. Its fast path
+// needs no round trip: the forwarder raises inflight before it takes bytes
+// out of the pipe and lowers it after passing them on, so when the pipe is
+// empty (FIONREAD) and nothing is in flight, nothing is pending. Otherwise a
+// marker is written and sync waits for the forwarder to reach it.
 type forwarder struct {
-	r, w   *os.File
-	dst    io.Writer
-	mu     sync.Mutex // serialises sync calls
-	synced chan struct{}
-	done   chan struct{}
+	r, w     *os.File
+	dst      io.Writer
+	mu       sync.Mutex // serialises sync calls
+	synced   chan struct{}
+	done     chan struct{}
+	inflight atomic.Int32
+	pending  []byte // a trailing partial marker, kept for the next read
 }
 
 func newForwarder(dst io.Writer) (*forwarder, error) {
@@ -38,49 +48,111 @@ func newForwarder(dst io.Writer) (*forwarder, error) {
 
 func (f *forwarder) loop() {
 	defer close(f.done)
+	rc, err := f.r.SyscallConn()
+	if err != nil || !haveRawRead {
+		f.copyLoop()
+		return
+	}
 	buf := make([]byte, 32<<10)
-	var pending []byte
 	for {
-		n, err := f.r.Read(buf)
+		var n int
+		var rerr error
+		err := rc.Read(func(fd uintptr) bool {
+			f.inflight.Store(1)
+			n, rerr = rawRead(fd, buf)
+			if rerr == syscall.EAGAIN {
+				f.inflight.Store(0)
+				return false // wait until readable
+			}
+			if rerr == syscall.EINTR {
+				f.inflight.Store(0)
+				return false
+			}
+			return true
+		})
 		if n > 0 {
-			data := append(pending, buf[:n]...)
-			pending = nil
-			for {
-				i := bytes.Index(data, []byte(syncMarker))
-				if i < 0 {
-					break
-				}
-				if i > 0 {
-					_, _ = f.dst.Write(data[:i])
-				}
-				data = data[i+len(syncMarker):]
-				select {
-				case f.synced <- struct{}{}:
-				default:
-				}
-			}
-			// Keep a trailing partial marker for the next read.
-			keep := 0
-			for k := min(len(syncMarker)-1, len(data)); k > 0; k-- {
-				if bytes.HasSuffix(data, []byte(syncMarker[:k])) {
-					keep = k
-					break
-				}
-			}
-			if out := data[:len(data)-keep]; len(out) > 0 {
-				_, _ = f.dst.Write(out)
-			}
-			if keep > 0 {
-				pending = append([]byte(nil), data[len(data)-keep:]...)
-			}
+			f.consume(buf[:n])
 		}
-		if err != nil {
-			if len(pending) > 0 {
-				_, _ = f.dst.Write(pending)
-			}
+		f.inflight.Store(0)
+		if err != nil || rerr != nil || n == 0 {
+			f.finish()
 			return
 		}
 	}
+}
+
+// copyLoop is the portable fallback (no raw fd access): plain reads.
+func (f *forwarder) copyLoop() {
+	buf := make([]byte, 32<<10)
+	for {
+		f.inflight.Store(1)
+		n, err := f.r.Read(buf)
+		if n > 0 {
+			f.consume(buf[:n])
+		}
+		if err != nil {
+			f.finish()
+			return
+		}
+	}
+}
+
+func (f *forwarder) finish() {
+	if len(f.pending) > 0 {
+		_, _ = f.dst.Write(f.pending)
+		f.pending = nil
+	}
+}
+
+// consume passes p on to dst, stripping sync markers and signalling them.
+func (f *forwarder) consume(p []byte) {
+	data := p
+	if len(f.pending) > 0 {
+		data = append(f.pending, p...)
+		f.pending = nil
+	}
+	for {
+		i := bytes.Index(data, []byte(syncMarker))
+		if i < 0 {
+			break
+		}
+		if i > 0 {
+			_, _ = f.dst.Write(data[:i])
+		}
+		data = data[i+len(syncMarker):]
+		select {
+		case f.synced <- struct{}{}:
+		default:
+		}
+	}
+	keep := 0
+	for k := min(len(syncMarker)-1, len(data)); k > 0; k-- {
+		if bytes.HasSuffix(data, []byte(syncMarker[:k])) {
+			keep = k
+			break
+		}
+	}
+	if out := data[:len(data)-keep]; len(out) > 0 {
+		_, _ = f.dst.Write(out)
+	}
+	if keep > 0 {
+		f.pending = append([]byte(nil), data[len(data)-keep:]...)
+	}
+}
+
+// idle reports whether everything written so far has been passed on: the
+// pipe is empty and the forwarder holds nothing. The pipe is checked first:
+// bytes leave it only after inflight is raised.
+func (f *forwarder) idle() bool {
+	rc, err := f.r.SyscallConn()
+	if err != nil {
+		return false
+	}
+	n := -1
+	if err := rc.Control(func(fd uintptr) { n = pendingBytes(fd) }); err != nil || n != 0 {
+		return false
+	}
+	return f.inflight.Load() == 0
 }
 
 // sync waits until everything written to the pipe so far has been passed to
@@ -88,6 +160,9 @@ func (f *forwarder) loop() {
 func (f *forwarder) sync(timeout time.Duration) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.idle() {
+		return nil
+	}
 	select { // drop a stale signal
 	case <-f.synced:
 	default:

@@ -131,7 +131,7 @@ func splitUnits(src string) []unit {
 				depth--
 			}
 		}
-		end = off + len(tokenText(tok, lit))
+		end = min(off+len(tokenText(tok, lit)), len(src))
 	}
 	closeUnit()
 	return units

@@ -10,11 +10,10 @@ py=/usr/bin/python3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-conclab=$(command -v conclab || true)
-if [ -z "$conclab" ]; then
-  go build -o "$tmp/conclab" ./cmd/conclab
-  conclab="$tmp/conclab"
-fi
+# A fresh build of this tree (a conclab on PATH may be stale); the kernelspec
+# points at it.
+go build -o "$tmp/conclab" ./cmd/conclab
+conclab="$tmp/conclab"
 
 echo "-- generated interpreter symbols are up to date"
 bash scripts/check-generated.sh

@@ -17,7 +17,9 @@ SRV=$!
 for _ in $(seq 50); do ADDR=$(head -1 "$WORK/addr" 2>/dev/null || true); [ -n "$ADDR" ] && break; sleep 0.1; done
 [ -n "$ADDR" ] || { echo "20-load: test server did not start" >&2; exit 1; }
 
-col() { jq -r --arg c "$2" '.summary.rows[0] as $r | .summary.columns | map(.name) | index($c) as $i | $r[$i]' "$1"; }
+col() { # col FILE COLUMN: a summary column of `conclab load --json` output
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["summary"]; n=[c["name"] for c in d["columns"]]; v=d["rows"][0][n.index(sys.argv[2])] if sys.argv[2] in n else None; print("null" if v is None else (int(v) if float(v).is_integer() else v))' "$1" "$2"
+}
 
 # Closed: 200 requests over 4 VUs, all answered, p50 ≈ 5 ms.
 conclab load "http://$ADDR/" -c 4 -n 200 --json >"$WORK/closed.json"

@@ -29,7 +29,7 @@ def _lines(lines):
 
 @app.get("/ready")
 async def ready():
-    return {"ok": True}
+    return {"ok": True, "pid": os.getpid()}
 
 
 @app.get("/doPrint")

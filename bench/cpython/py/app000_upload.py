@@ -157,7 +157,7 @@ app.include_router(router)
 
 @app.get("/ready")
 async def ready():
-    return {"ok": True}
+    return {"ok": True, "pid": os.getpid()}
 
 
 @app.get("/health")

@@ -6,6 +6,7 @@ response also names the thread that ran the wait so a client can count how
 many pool threads were really used (AnyIO's 40-token limiter for def
 handlers, asyncio's default executor of min(32, cpus+4) for to_thread).
 """
+import os
 import asyncio
 import time
 
@@ -20,7 +21,7 @@ WAIT_ENV = "CONCLAB_WAIT_S"
 
 @app.get("/ready")
 async def ready():
-    return {"ok": True}
+    return {"ok": True, "pid": os.getpid()}
 
 
 @app.get("/sync-sleep")

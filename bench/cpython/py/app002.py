@@ -4,6 +4,7 @@
 The wait is an awaited asyncio.sleep, so the service itself answers any
 number of concurrent checks in one wave: the clients are what is compared.
 """
+import os
 import asyncio
 
 from fastapi import FastAPI
@@ -15,7 +16,7 @@ app = FastAPI()
 
 @app.get("/ready")
 async def ready():
-    return {"ok": True}
+    return {"ok": True, "pid": os.getpid()}
 
 
 @app.get("/health")

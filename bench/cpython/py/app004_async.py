@@ -3,6 +3,7 @@ session (aiomysql for MySQL; for SQLite the insert is awaited through
 asyncio.to_thread). Same routes and knobs as app004_sync.py; here
 CONCLAB_DB_DELAY_S is an awaited asyncio.sleep, as an async driver waits.
 """
+import os
 import asyncio
 
 from fastapi import FastAPI
@@ -23,7 +24,7 @@ class UserIn(BaseModel):
 
 @app.get("/ready")
 async def ready():
-    return {"ok": True}
+    return {"ok": True, "pid": os.getpid()}
 
 
 @app.post("/users")

@@ -7,6 +7,7 @@ the table. CONCLAB_DB_DELAY_S adds a blocking wait inside the insert to
 stand in for a slow database (the source's Docker MySQL on Windows took
 ~0.7 s per request); CONCLAB_TABLE names the table.
 """
+import os
 import time
 
 from fastapi import FastAPI
@@ -26,7 +27,7 @@ class UserIn(BaseModel):
 
 @app.get("/ready")
 async def ready():
-    return {"ok": True}
+    return {"ok": True, "pid": os.getpid()}
 
 
 @app.post("/users")

@@ -2,12 +2,14 @@
 prints them as one JSON object (used by bench/cpython.Calibrate):
 
   image   one convert pipeline of source 000 (open, convert RGB, rotate 180
-          x4, save) on --image, the median of --repeat runs, and the share of
+          x4, save) on --image, the median CPU time of --repeat runs (the
+          model burns CPU time, so load from other processes does not skew
+          it), and the share of
           it that holds the GIL: a pure-Python counter thread runs beside it,
           and the counter's progress, against its rate beside a thread that
           burns CPU with the GIL released (hashlib), is the time the GIL was
           free.
-  sumsq   source 003's sum(x**2 for x in list(range(n))), median of runs
+  sumsq   source 003's sum(x**2 for x in list(range(n))), median CPU time
   insert  one committed INSERT (PyMySQL when CONCLAB_DB_HOST is set, else
           sqlite3), median of --inserts runs, into a scratch table dropped after
 
@@ -97,12 +99,27 @@ def gil_held_share(fn):
 
 
 def median_time(fn, repeat):
+    """Median wall time of repeat runs (for I/O steps)."""
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
     return statistics.median(times), times
+
+
+def median_cpu(fn, repeat):
+    """Median CPU time of this thread over repeat runs, and the median wall
+    time. CPU steps are calibrated in CPU time: the model burns CPU time
+    too, so other processes competing for the cores (a shared machine)
+    stretch both alike instead of skewing the calibration."""
+    cpu, wall = [], []
+    for _ in range(repeat):
+        c0, t0 = time.thread_time(), time.perf_counter()
+        fn()
+        cpu.append(time.thread_time() - c0)
+        wall.append(time.perf_counter() - t0)
+    return statistics.median(cpu), statistics.median(wall), cpu
 
 
 def main():
@@ -118,7 +135,7 @@ def main():
     ext = os.path.splitext(a.image)[1] or ".jpg"
     dst = os.path.join(a.out_dir, "calibrate_output" + ext)
     convert_image(a.image, dst)  # warm up: imports, codecs, page cache
-    med, runs = median_time(lambda: convert_image(a.image, dst), a.repeat)
+    med, wall, runs = median_cpu(lambda: convert_image(a.image, dst), a.repeat)
     held = [gil_held_share(lambda: convert_image(a.image, dst)) for _ in range(max(3, a.repeat))]
     from PIL import Image
     with Image.open(a.image) as im:
@@ -126,14 +143,13 @@ def main():
     # Each try's held seconds (share x contended time); the median of them.
     held_s = statistics.median(x[0] * x[1] for x in held)
     contended = statistics.median(x[1] for x in held)
-    out["image"] = {"seconds": med, "runs": runs, "gil_held": held_s / contended if contended else 0.0,
+    out["image"] = {"seconds": med, "wall_seconds": wall, "runs": runs, "gil_held": held_s / contended if contended else 0.0,
                     "held_seconds": held_s, "contended_seconds": contended,
                     "width": w, "height": h, "bytes": os.path.getsize(a.image)}
     os.remove(dst)
 
-    med, runs = median_time(lambda: sum_of_squares(a.n), a.repeat)
-    held = gil_held_share(lambda: sum_of_squares(a.n))
-    out["sumsq"] = {"seconds": med, "runs": runs, "n": a.n, "gil_held": held[0]}
+    med, wall, runs = median_cpu(lambda: sum_of_squares(a.n), a.repeat)
+    out["sumsq"] = {"seconds": med, "wall_seconds": wall, "runs": runs, "n": a.n}
 
     db = SyncDB(table_name("conclab_calibrate"), ["image_path"])
     db.create()

@@ -43,6 +43,8 @@ const prefix = "gen_"
 type listed struct {
 	ImportPath string
 	Name       string
+	Dir        string
+	GoFiles    []string
 	Error      *struct{ Err string }
 	DepsErrors []*struct{ Err string }
 }
@@ -67,13 +69,21 @@ func run(dir string, log io.Writer) error {
 			return err
 		}
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	ext := extract.Extractor{Dest: "symbols"}
 	n := 0
-	for _, p := range pkgs {
+	docs := map[string]string{}
+	for _, lp := range pkgs {
+		p := lp.ImportPath
 		var buf bytes.Buffer
 		if _, err := ext.Extract(p, "", &buf); err != nil {
 			fmt.Fprintf(log, "skip %s: %v\n", p, firstLine(err.Error()))
 			continue
+		}
+		if err := collectDocs(lp, docs); err != nil {
+			fmt.Fprintf(log, "no docs for %s: %v\n", p, err)
 		}
 		src, err := format.Source(buf.Bytes())
 		if err != nil {
@@ -87,14 +97,18 @@ func run(dir string, log io.Writer) error {
 		fmt.Fprintf(log, "wrote %s (%s)\n", name, p)
 		n++
 	}
+	if err := writeDocs(filepath.Join(dir, prefix+"docs.go"), docs); err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "wrote %sdocs.go (%d symbols)\n", prefix, len(docs))
 	fmt.Fprintf(log, "%d packages\n", n)
 	return nil
 }
 
 // list expands the patterns with `go list -e -json`, dropping main, test and
 // internal packages and packages that fail to load.
-func list(log io.Writer) ([]string, error) {
-	args := append([]string{"list", "-e", "-json=ImportPath,Name,Error,DepsErrors"}, patterns...)
+func list(log io.Writer) ([]listed, error) {
+	args := append([]string{"list", "-e", "-json=ImportPath,Name,Dir,GoFiles,Error,DepsErrors"}, patterns...)
 	cmd := exec.Command("go", args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -103,7 +117,7 @@ func list(log io.Writer) ([]string, error) {
 		return nil, fmt.Errorf("go list: %v: %s", err, stderr.String())
 	}
 	dec := json.NewDecoder(bytes.NewReader(out))
-	var pkgs []string
+	var pkgs []listed
 	for dec.More() {
 		var p listed
 		if err := dec.Decode(&p); err != nil {
@@ -118,10 +132,10 @@ func list(log io.Writer) ([]string, error) {
 			fmt.Fprintf(log, "skip %s: not importable from cells\n", p.ImportPath)
 		case strings.Contains(p.ImportPath, "testdata"):
 		default:
-			pkgs = append(pkgs, p.ImportPath)
+			pkgs = append(pkgs, p)
 		}
 	}
-	sort.Strings(pkgs)
+	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].ImportPath < pkgs[j].ImportPath })
 	return pkgs, nil
 }
 

@@ -1,0 +1,137 @@
+package bench_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/conclab/conclab/bench"
+	"github.com/conclab/conclab/bench/load"
+	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/bench/strategy"
+)
+
+func TestMain(m *testing.M) {
+	if code, ok := pymodel.WorkerMain(); ok {
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+// Source 001 in a cell: ten requests at once against three endpoints.
+func ExampleRun() {
+	strategies, err := bench.Presets("/async-ok", "/async-block")
+	if err != nil {
+		panic(err)
+	}
+	res, err := bench.Run(context.Background(), bench.Experiment{
+		Strategies: strategies,
+		Workload:   bench.Steps(bench.Sleep(100 * time.Millisecond)),
+		Load:       load.Burst{N: 10},
+	})
+	if err != nil {
+		panic(err)
+	}
+	s := res.Summary
+	for i := 0; i < s.Len(); i++ {
+		fmt.Println(s.Text("strategy", i), s.Float("count", i), "requests")
+	}
+	fmt.Println("blocking the loop is 5x slower or worse:", s.Float("elapsed_s", 1) > 5*s.Float("elapsed_s", 0))
+	fmt.Println("slow callbacks:", s.Float("slow_callbacks", 0), s.Float("slow_callbacks", 1))
+	// Output:
+	// /async-ok 10 requests
+	// /async-block 10 requests
+	// blocking the loop is 5x slower or worse: true
+	// slow callbacks: 0 10
+}
+
+func TestRunJoinsServerColumns(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int64
+	step := bench.Func("count", false, func(ctx context.Context) error {
+		calls.Add(1)
+		return nil
+	})
+	strategies, err := bench.Presets("sync", "goroutines")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := bench.Run(context.Background(), bench.Experiment{
+		Name:       "custom",
+		Strategies: strategies,
+		Workload:   bench.Steps(step, bench.CPU(100_000)),
+		Load:       load.Closed{VUs: 2, Iterations: 5},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() != 20 {
+		t.Errorf("custom step ran %d times; want 20", calls.Load())
+	}
+	s := res.Summary
+	if s.Len() != 2 {
+		t.Fatalf("summary has %d rows; want 2", s.Len())
+	}
+	for _, c := range append([]string{"strategy", "count", "rps", "p95_ms"}, strategy.ServerColumns...) {
+		if !s.Has(c) {
+			t.Errorf("summary lacks column %q: %v", c, s.Columns())
+		}
+	}
+	if s.Float("count", 0) != 10 || s.Float("cpu_s", 0) <= 0 || s.Float("service_ms", 0) <= 0 {
+		t.Errorf("summary row 0: %v", s.Row(0))
+	}
+	if res.Series.Len() == 0 || res.Distribution.Len() == 0 {
+		t.Error("empty series or distribution")
+	}
+	if !strings.Contains(res.HTML(), "goroutines") {
+		t.Error("HTML lacks the strategy")
+	}
+}
+
+func TestRunBadInput(t *testing.T) {
+	t.Parallel()
+	good, _ := bench.Presets("goroutines")
+	w := bench.Steps(bench.Sleep(time.Millisecond))
+	cases := []struct {
+		name string
+		e    bench.Experiment
+		want string
+	}{
+		{"no strategies", bench.Experiment{Workload: w, Load: load.Burst{N: 1}}, "no strategies"},
+		{"no load", bench.Experiment{Strategies: good, Workload: w}, "no load"},
+		{"bad step", bench.Experiment{Strategies: good, Workload: bench.Steps(bench.CPU(0)), Load: load.Burst{N: 1}}, "n must be positive"},
+		{"bad strategy", bench.Experiment{Strategies: []strategy.Strategy{{Name: "x", Kind: "nope"}}, Workload: w, Load: load.Burst{N: 1}}, "unknown kind"},
+		{"bad load", bench.Experiment{Strategies: good, Workload: w, Load: load.Burst{N: -1}}, "load"},
+		{"bad path", bench.Experiment{Strategies: good, Workload: w, Load: load.Burst{N: 1}, Request: load.Target{URL: "http://example.com/"}}, "path"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := bench.Run(context.Background(), c.e)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Run: err = %v; want one mentioning %q", err, c.want)
+			}
+		})
+	}
+	if _, err := bench.Presets("sync", "tornado"); err == nil || !strings.Contains(err.Error(), "tornado") {
+		t.Errorf("Presets(unknown) = %v", err)
+	}
+}
+
+func ExampleServe() {
+	s, err := bench.Preset("goroutines")
+	if err != nil {
+		panic(err)
+	}
+	srv, err := bench.Serve(context.Background(), s, bench.Steps(bench.CPU(1000)))
+	if err != nil {
+		panic(err)
+	}
+	defer srv.Close()
+	fmt.Println(strings.HasPrefix(srv.URL(), "http://127.0.0.1:"))
+	// Output: true
+}

@@ -1,0 +1,46 @@
+package strategy_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/conclab/conclab/bench/strategy"
+)
+
+// A preset is a plain value: print it, change it, serve it.
+func ExamplePreset() {
+	s, err := strategy.Preset("flask 1w x 5t")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(s)
+	s.Name, s.Threads = "flask 1w x 20t", 20
+	fmt.Println(s)
+	// Output:
+	// flask 1w x 5t: gunicorn 1w x 5t, def
+	// flask 1w x 20t: gunicorn 1w x 20t, def
+}
+
+func ExampleNewPreset() {
+	srv, err := strategy.NewPreset("/async-ok", "sleep=100ms")
+	if err != nil {
+		panic(err)
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		panic(err)
+	}
+	defer srv.Close()
+	resp, err := http.Get(srv.URL() + "/async-ok")
+	if err != nil {
+		panic(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Print(resp.StatusCode, " ", string(body))
+	fmt.Println("requests:", srv.Stats().Requests)
+	// Output:
+	// 200 ok
+	// requests: 1
+}

@@ -1,0 +1,290 @@
+package strategy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/conclab/conclab/bench/pymodel"
+)
+
+// preforkEnv carries a prefork child's strategy and workload.
+const preforkEnv = "CONCLAB_STRATEGY_PREFORK"
+
+const childReadyTimeout = 15 * time.Second
+
+func init() { pymodel.RegisterWorkerMode("prefork", preforkMain) }
+
+// preforkConfig is what a prefork child is told.
+type preforkConfig struct {
+	Strategy Strategy        `json:"strategy"`
+	Workload json.RawMessage `json:"workload"`
+}
+
+// child is one prefork worker process as seen by the parent.
+type child struct {
+	cmd    *exec.Cmd
+	pid    int
+	ctlW   *os.File // parent -> child commands
+	ctlR   *bufio.Reader
+	ctlRF  *os.File
+	stderr *stderrTail
+	waited chan struct{}
+
+	mu sync.Mutex // one stats exchange at a time
+}
+
+// WorkerCommand, if set, replaces the command that starts prefork worker
+// processes (default: this executable in worker mode). For tests of failure
+// paths; not safe to change while servers start.
+var WorkerCommand []string
+
+// startPrefork starts Workers child processes that accept on ln's socket,
+// each running the strategy with one worker, and waits until all are ready.
+func (s *Server) startPrefork(ctx context.Context, ln net.Listener) error {
+	tl, ok := ln.(*net.TCPListener)
+	if !ok {
+		return fmt.Errorf("prefork needs a TCP listener, got %T", ln)
+	}
+	f, err := tl.File()
+	if err != nil {
+		return fmt.Errorf("prefork: sharing the socket: %w", err)
+	}
+	defer f.Close()
+	one := s.st
+	one.Workers = 1
+	wl, err := pymodel.MarshalWorkload(s.w)
+	if err != nil {
+		return err
+	}
+	cfg, err := json.Marshal(preforkConfig{Strategy: one, Workload: wl})
+	if err != nil {
+		return err
+	}
+	for i := 0; i < s.st.Workers; i++ {
+		c, err := spawnChild(ctx, f, cfg)
+		if err != nil {
+			return fmt.Errorf("prefork worker %d of %d: %w", i+1, s.st.Workers, err)
+		}
+		s.mu.Lock()
+		s.children = append(s.children, c)
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+func spawnChild(ctx context.Context, sock *os.File, cfg []byte) (*child, error) {
+	cmd, err := pymodel.WorkerCommand("prefork", WorkerCommand)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Env = append(cmd.Env, preforkEnv+"="+string(cfg))
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	c := &child{cmd: cmd, ctlW: inW, ctlRF: outR, ctlR: bufio.NewReader(outR), stderr: &stderrTail{}, waited: make(chan struct{})}
+	cmd.ExtraFiles = []*os.File{sock, inR, outW}
+	cmd.Stderr = c.stderr
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, fmt.Errorf("starting %q: %w", cmd.Path, err)
+	}
+	c.pid = cmd.Process.Pid
+	go func() {
+		cmd.Wait()
+		outR.Close()
+		close(c.waited)
+	}()
+	line := make(chan string, 1)
+	go func() {
+		l, _ := c.ctlR.ReadString('\n')
+		line <- l
+	}()
+	tm := time.NewTimer(childReadyTimeout)
+	defer tm.Stop()
+	var got string
+	var why error
+	select {
+	case got = <-line:
+		if !strings.HasPrefix(got, "ready") {
+			why = fmt.Errorf("exited before ready (%s)", strings.TrimSpace(got))
+			if got == "" {
+				why = errors.New("exited before ready")
+			}
+		}
+	case <-tm.C:
+		why = fmt.Errorf("not ready after %v", childReadyTimeout)
+	case <-ctx.Done():
+		why = ctx.Err()
+	}
+	if why != nil {
+		c.kill()
+		<-c.waited
+		if st := cmd.ProcessState; st != nil {
+			why = fmt.Errorf("%w: %v", why, st)
+		}
+		if msg := strings.TrimSpace(c.stderr.String()); msg != "" {
+			why = fmt.Errorf("%w; stderr: %s", why, msg)
+		}
+		return nil, fmt.Errorf("worker pid %d: %w", c.pid, why)
+	}
+	return c, nil
+}
+
+func (c *child) kill() {
+	c.ctlW.Close()
+	c.cmd.Process.Kill()
+}
+
+// totals asks the child for its counters and adds its CPU and peak RSS
+// from /proc. A child that does not answer within 2 s contributes only
+// those.
+func (c *child) totals() totals {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cpu, rss := pymodel.ProcUsage(c.pid)
+	var t totals
+	ans := make(chan string, 1)
+	if _, err := c.ctlW.Write([]byte("stats\n")); err == nil {
+		go func() {
+			l, _ := c.ctlR.ReadString('\n')
+			ans <- l
+		}()
+		select {
+		case l := <-ans:
+			json.Unmarshal([]byte(l), &t)
+		case <-time.After(2 * time.Second):
+		}
+	}
+	// The whole worker process's CPU replaces its measured step CPU; its
+	// own pool workers are added.
+	t.CPUNs = int64(cpu*float64(time.Second)) + t.PoolCPUNs
+	t.RSSMB += rss
+	t.Processes++
+	return t
+}
+
+// stopChildren closes every child's control pipe (a graceful stop), then
+// kills those still running after 3 s, and waits for all.
+func stopChildren(cs []*child) error {
+	for _, c := range cs {
+		c.ctlW.Close()
+	}
+	deadline := time.After(3 * time.Second)
+	for _, c := range cs {
+		select {
+		case <-c.waited:
+		case <-deadline:
+			c.cmd.Process.Kill()
+			<-c.waited
+		}
+	}
+	return nil
+}
+
+// preforkMain is a prefork child: serve on fd 3, commands on fd 4, answers
+// on fd 5; exit when fd 4 reaches EOF.
+func preforkMain() int {
+	var cfg preforkConfig
+	if err := json.Unmarshal([]byte(os.Getenv(preforkEnv)), &cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "strategy: prefork worker: bad config:", err)
+		return 2
+	}
+	var w pymodel.Workload
+	if err := json.Unmarshal(cfg.Workload, &w); err != nil {
+		fmt.Fprintln(os.Stderr, "strategy: prefork worker: bad workload:", err)
+		return 2
+	}
+	sock, ctlIn, ctlOut := os.NewFile(3, "socket"), os.NewFile(4, "ctl-in"), os.NewFile(5, "ctl-out")
+	if sock == nil || ctlIn == nil || ctlOut == nil {
+		fmt.Fprintln(os.Stderr, "strategy: prefork worker started without its files")
+		return 2
+	}
+	ln, err := net.FileListener(sock)
+	sock.Close()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "strategy: prefork worker: socket:", err)
+		return 2
+	}
+	srv, err := New(cfg.Strategy, w)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "strategy: prefork worker:", err)
+		return 2
+	}
+	srv.ln = pacedListener{ln}
+	if err := srv.Start(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, "strategy: prefork worker:", err)
+		return 1
+	}
+	defer srv.Close()
+	fmt.Fprintf(ctlOut, "ready %d\n", os.Getpid())
+	sc := bufio.NewScanner(ctlIn)
+	for sc.Scan() {
+		if sc.Text() == "stats" {
+			b, _ := json.Marshal(srv.totals(false))
+			b = append(b, '\n')
+			ctlOut.Write(b)
+		}
+	}
+	return 0
+}
+
+// acceptPause is how long a prefork worker waits after accepting a
+// connection before accepting the next. Go accepts in a tight loop, so one
+// worker would take a whole burst of connections; a Python worker spends
+// this long and more setting up each connection, which lets the other
+// workers take their share, as they do in the source's runs.
+const acceptPause = 500 * time.Microsecond
+
+// pacedListener is a prefork worker's share of the listening socket.
+type pacedListener struct{ net.Listener }
+
+func (l pacedListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		time.Sleep(acceptPause)
+	}
+	return c, err
+}
+
+// stderrTail keeps the last 4 KiB of a child's stderr.
+type stderrTail struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (t *stderrTail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > 4096 {
+		t.b = append([]byte(nil), t.b[len(t.b)-4096:]...)
+	}
+	return len(p), nil
+}
+
+func (t *stderrTail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(bytes.TrimSpace(t.b))
+}

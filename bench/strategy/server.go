@@ -1,0 +1,347 @@
+package strategy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/conclab/conclab/bench/pymodel"
+)
+
+// HealthPath is answered by every server. On the Python model it goes
+// through the event loop (uvicorn) or takes a worker thread (gunicorn), so a
+// blocked loop or a full thread pool shows in its latency.
+const HealthPath = "/health"
+
+// Response headers carrying the server-side split of one request's time.
+const (
+	HeaderQueueMs   = "X-Queue-Ms"
+	HeaderServiceMs = "X-Service-Ms"
+)
+
+// Server is one running strategy server. Create it with New, then Start; the
+// caller must call Close (safe to call more than once), or cancel the
+// context given to Start. Every path except HealthPath runs the workload.
+type Server struct {
+	// Addr is the address to listen on; "" means 127.0.0.1:0. Set it
+	// before Start.
+	Addr string
+
+	st    Strategy
+	w     pymodel.Workload
+	steps []pymodel.Step
+
+	mu      sync.Mutex
+	started bool
+	closed  bool
+	ln      net.Listener // set by a prefork child before Start
+	url     string
+	srv     *http.Server
+	served  chan struct{}
+	stopCtx func() bool
+
+	rt       *pymodel.Runtime     // in-process Python model
+	pool     *pymodel.ProcessPool // GoProcessPool
+	sem      chan struct{}        // Bounded, Serial
+	children []*child             // prefork
+
+	// Go-native counters.
+	requests  atomic.Int64
+	errors    atomic.Int64
+	cpuNs     atomic.Int64
+	queueNs   atomic.Int64
+	queueMax  atomic.Int64
+	serviceNs atomic.Int64
+}
+
+// New validates the strategy and the workload and returns a server that is
+// not yet listening.
+func New(s Strategy, w pymodel.Workload) (*Server, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if err := w.Validate(); err != nil {
+		return nil, fmt.Errorf("strategy %q: workload: %w", s.Name, err)
+	}
+	if s.IsPython() && s.Workers > 1 {
+		if _, err := pymodel.MarshalWorkload(w); err != nil {
+			return nil, fmt.Errorf("strategy %q has %d worker processes: %w", s.Name, s.Workers, err)
+		}
+	}
+	return &Server{st: s, w: w, steps: s.resolve(w.Steps)}, nil
+}
+
+// NewPreset is New with a preset by name and a workload spec (see
+// pymodel.ParseWorkload).
+func NewPreset(name, workloadSpec string) (*Server, error) {
+	s, err := Preset(name)
+	if err != nil {
+		return nil, err
+	}
+	w, err := pymodel.ParseWorkload(workloadSpec)
+	if err != nil {
+		return nil, err
+	}
+	return New(s, w)
+}
+
+// Strategy returns the server's strategy.
+func (s *Server) Strategy() Strategy { return s.st }
+
+// Workload returns the server's workload.
+func (s *Server) Workload() pymodel.Workload { return s.w }
+
+// URL is the server's base URL, such as http://127.0.0.1:38121, once started.
+func (s *Server) URL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.url
+}
+
+// Start listens and starts serving. It returns once the server (and every
+// worker process) is ready. Cancelling ctx closes the server.
+func (s *Server) Start(ctx context.Context) (err error) {
+	s.mu.Lock()
+	if s.started || s.closed {
+		s.mu.Unlock()
+		return errors.New("strategy: server already started or closed")
+	}
+	s.started = true
+	s.mu.Unlock()
+	defer func() {
+		if err != nil {
+			s.Close()
+			err = fmt.Errorf("strategy %q: %w", s.st.Name, err)
+		}
+	}()
+	ln := s.ln
+	if ln == nil {
+		addr := s.Addr
+		if addr == "" {
+			addr = "127.0.0.1:0"
+		}
+		if ln, err = net.Listen("tcp", addr); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	s.ln = ln
+	s.url = "http://" + ln.Addr().String()
+	s.mu.Unlock()
+
+	var h http.Handler
+	switch {
+	case s.st.IsPython() && s.st.Workers > 1:
+		if err := s.startPrefork(ctx, ln); err != nil {
+			return err
+		}
+		s.stopCtx = context.AfterFunc(ctx, func() { s.Close() })
+		return nil
+	case s.st.IsPython():
+		rt, err := pymodel.New(s.pyConfig())
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.rt = rt
+		s.mu.Unlock()
+		if err := rt.Start(context.Background()); err != nil {
+			return err
+		}
+		h = http.HandlerFunc(s.servePython)
+	default:
+		switch s.st.Kind {
+		case Bounded:
+			s.sem = make(chan struct{}, s.st.Limit)
+		case Serial:
+			s.sem = make(chan struct{}, 1)
+		case GoProcessPool:
+			n := s.st.ProcessWorkers
+			if n == 0 {
+				n = s.st.CPUs
+			}
+			if n == 0 {
+				n = runtime.NumCPU()
+			}
+			p, err := pymodel.NewProcessPool(ctx, pymodel.PoolConfig{Workers: n})
+			if err != nil {
+				return err
+			}
+			s.mu.Lock()
+			s.pool = p
+			s.mu.Unlock()
+		}
+		h = http.HandlerFunc(s.serveGo)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	s.mu.Lock()
+	s.srv = srv
+	s.served = make(chan struct{})
+	s.mu.Unlock()
+	go func() {
+		defer close(s.served)
+		srv.Serve(ln)
+	}()
+	s.stopCtx = context.AfterFunc(ctx, func() { s.Close() })
+	return nil
+}
+
+func (s *Server) pyConfig() pymodel.Config {
+	mode := pymodel.ASGI
+	if s.st.Kind == Gunicorn {
+		mode = pymodel.WSGI
+	}
+	startPool := false
+	for _, st := range s.steps {
+		if st.Call == pymodel.ProcessExecutor {
+			startPool = true
+		}
+	}
+	return pymodel.Config{
+		Mode: mode, CPUs: s.st.CPUs, SwitchInterval: s.st.SwitchInterval, FreeThreaded: s.st.FreeThreaded,
+		Threads: s.st.Threads, Executor: s.st.Executor, ThreadExecutor: s.st.ThreadExecutor,
+		ProcessWorkers: s.st.ProcessWorkers, StartProcessPool: startPool, SlowCallback: s.st.SlowCallback,
+	}
+}
+
+// Close stops accepting, ends in-flight requests, stops the runtime, pools
+// and worker processes, and waits for all of them. Safe to call twice.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	srv, ln, served, rt, pool, children := s.srv, s.ln, s.served, s.rt, s.pool, s.children
+	s.mu.Unlock()
+	if s.stopCtx != nil {
+		s.stopCtx()
+	}
+	var errs []error
+	if rt != nil {
+		rt.Close() // ends in-flight handlers first, so Shutdown is quick
+	}
+	if srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		if err := srv.Shutdown(ctx); err != nil {
+			srv.Close()
+		}
+		cancel()
+		<-served
+	} else if ln != nil {
+		ln.Close()
+	}
+	if pool != nil {
+		errs = append(errs, pool.Close())
+	}
+	errs = append(errs, stopChildren(children))
+	return errors.Join(errs...)
+}
+
+// maxBody bounds a request body read into memory.
+const maxBody = 256 << 20
+
+func readAll(r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxBody {
+		return nil, fmt.Errorf("request body larger than %d bytes", maxBody)
+	}
+	return b, nil
+}
+
+func writeResult(w http.ResponseWriter, tm pymodel.Timing, err error) {
+	h := w.Header()
+	h[HeaderQueueMs] = []string{strconv.FormatFloat(ms(tm.Queue), 'f', 3, 64)}
+	h[HeaderServiceMs] = []string{strconv.FormatFloat(ms(tm.Service), 'f', 3, 64)}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	io.WriteString(w, "ok\n")
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func (s *Server) servePython(w http.ResponseWriter, r *http.Request) {
+	ctx, err := requestContext(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	h := pymodel.Handler{Async: s.st.Async, Steps: s.steps, Name: r.URL.Path}
+	if r.URL.Path == HealthPath {
+		h = pymodel.Handler{Async: s.st.Kind == Uvicorn, Name: HealthPath}
+	}
+	tm, err := s.rt.Handle(ctx, h)
+	writeResult(w, tm, err)
+}
+
+func (s *Server) serveGo(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == HealthPath {
+		io.WriteString(w, "ok\n")
+		return
+	}
+	ctx, err := requestContext(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	arrive := time.Now()
+	s.requests.Add(1)
+	tm, err := s.runGo(ctx, arrive)
+	if err != nil {
+		s.errors.Add(1)
+	} else {
+		s.queueNs.Add(int64(tm.Queue))
+		s.serviceNs.Add(int64(tm.Service))
+		maxInt64(&s.queueMax, int64(tm.Queue))
+	}
+	writeResult(w, tm, err)
+}
+
+func (s *Server) runGo(ctx context.Context, arrive time.Time) (pymodel.Timing, error) {
+	if s.sem != nil {
+		select {
+		case s.sem <- struct{}{}:
+		case <-ctx.Done():
+			return pymodel.Timing{Queue: time.Since(arrive)}, ctx.Err()
+		}
+		defer func() { <-s.sem }()
+	}
+	start := time.Now()
+	for _, st := range s.steps {
+		if s.pool != nil && st.Portable() {
+			if _, err := s.pool.Run(ctx, st); err != nil {
+				return pymodel.Timing{Queue: start.Sub(arrive), Service: time.Since(start)}, err
+			}
+			continue
+		}
+		cpu, err := pymodel.RunStep(ctx, st)
+		s.cpuNs.Add(int64(cpu))
+		if err != nil {
+			return pymodel.Timing{Queue: start.Sub(arrive), Service: time.Since(start)}, err
+		}
+	}
+	return pymodel.Timing{Queue: start.Sub(arrive), Service: time.Since(start)}, nil
+}
+
+func maxInt64(a *atomic.Int64, v int64) {
+	for {
+		m := a.Load()
+		if v <= m || a.CompareAndSwap(m, v) {
+			return
+		}
+	}
+}

@@ -1,0 +1,506 @@
+package strategy_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/bench/strategy"
+)
+
+const wait = 200 * time.Millisecond // the sources' 1 s, scaled (≥ 100 ms)
+
+var sleepW = pymodel.Workload{Steps: []pymodel.Step{pymodel.Sleep(wait)}}
+
+func start(t testing.TB, s strategy.Strategy, w pymodel.Workload) *strategy.Server {
+	t.Helper()
+	srv, err := strategy.New(s, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+func client(n int) *http.Client {
+	return &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: n, MaxConnsPerHost: 0, DisableKeepAlives: false}}
+}
+
+// burst sends n GETs at once and returns the time until the last answered.
+func burst(t testing.TB, url string, n int) time.Duration {
+	t.Helper()
+	c := client(n)
+	defer c.CloseIdleConnections()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	begin := time.Now()
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := c.Get(url + "/work")
+			if err != nil {
+				errs <- err
+				return
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				errs <- fmt.Errorf("status %d: %s", resp.StatusCode, body)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	return time.Since(begin)
+}
+
+// near checks that measure() takes waves waits ±10 %. The machine is
+// shared, so a run delayed past the tolerance is measured once more.
+func near(t *testing.T, what string, measure func() time.Duration, waves float64) {
+	t.Helper()
+	want := time.Duration(waves * float64(wait))
+	var got []time.Duration
+	for attempt := 0; attempt < 2; attempt++ {
+		d := measure()
+		got = append(got, d)
+		if math.Abs(float64(d-want)) <= 0.1*float64(want) {
+			return
+		}
+	}
+	t.Errorf("%s: %v; want %v (%.0f waits) ±10%%", what, got, want, waves)
+}
+
+func preset(t testing.TB, name string) strategy.Strategy {
+	t.Helper()
+	s, err := strategy.Preset(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Source 001 and source 003 (I/O) over HTTP, with the presets.
+func TestSleepWaves(t *testing.T) {
+	t.Parallel()
+	offload2 := preset(t, "/offload")
+	offload2.CPUs = 2
+	sync40 := preset(t, "/sync-sleep")
+	cases := []struct {
+		name  string
+		s     strategy.Strategy
+		n     int
+		waves float64
+	}{
+		{"/sync-sleep", preset(t, "/sync-sleep"), 10, 1},
+		{"/async-block", preset(t, "/async-block"), 10, 10},
+		{"/async-ok", preset(t, "/async-ok"), 10, 1},
+		{"/offload 8 CPUs", preset(t, "/offload"), 10, 1},
+		{"/offload 2 CPUs", offload2, 10, 2},
+		{"/sync-sleep x100", sync40, 100, 3},
+		{"flask 1w x 5t", preset(t, "flask 1w x 5t"), 10, 2},
+		{"flask 1w x 10t", preset(t, "flask 1w x 10t"), 10, 1},
+		{"fastapi 1w", preset(t, "fastapi 1w"), 10, 1},
+		{"goroutines", preset(t, "goroutines"), 10, 1},
+		{"bounded 10", preset(t, "bounded 10"), 20, 2},
+		{"serial", preset(t, "serial"), 3, 3},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			srv := start(t, c.s, sleepW)
+			near(t, c.name, func() time.Duration { return burst(t, srv.URL(), c.n) }, c.waves)
+			st := srv.Stats()
+			if st.Requests < int64(c.n) || st.Errors != 0 {
+				t.Errorf("stats %+v; want %d requests, no errors", st, c.n)
+			}
+		})
+	}
+}
+
+// While /async-block is busy, /health on the same server waits; on
+// /sync-sleep it does not.
+func TestHealthDuringBlockedLoop(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name    string
+		blocked bool
+	}{{"/async-block", true}, {"/sync-sleep", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			srv := start(t, preset(t, c.name), sleepW)
+			done := make(chan time.Duration, 1)
+			go func() { done <- burst(t, srv.URL(), 3) }()
+			time.Sleep(wait / 4)
+			t0 := time.Now()
+			resp, err := http.Get(srv.URL() + strategy.HealthPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			h := time.Since(t0)
+			<-done
+			if c.blocked && h < wait {
+				t.Errorf("/health took %v while the loop was blocked; want ≥ %v", h, wait)
+			}
+			if !c.blocked && h > wait/2 {
+				t.Errorf("/health took %v beside /sync-sleep; want < %v", h, wait/2)
+			}
+			if st := srv.Stats(); c.blocked && (st.SlowCallbacks < 3 || st.LoopBlockedMax < wait) {
+				t.Errorf("loop stats %+v; want 3 slow callbacks of ≥ %v", st, wait)
+			}
+		})
+	}
+}
+
+// CPU-bound work: threads under the GIL take as long as serial; two
+// worker processes, free threading and goroutines run about 2x faster on 2
+// cores. The machine is shared: see expectSpeedup.
+func TestCPUParallelism(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("needs 2 CPUs")
+	}
+	const n = 4
+	w := pymodel.Workload{Steps: []pymodel.Step{pymodel.Burn(100 * time.Millisecond)}}
+	serial := start(t, strategy.Strategy{Name: "1w x 1t", Kind: strategy.Gunicorn, Threads: 1}, w)
+	threads := start(t, preset(t, "flask 1w x 10t"), w)
+	twoW := start(t, preset(t, "gunicorn 2w x 5t"), w)
+	free := start(t, preset(t, "free-threaded 1w x 10t"), w)
+	gor := start(t, preset(t, "goroutines"), w)
+	// The machine is shared: take the least-disturbed of three interleaved
+	// rounds of each.
+	s, th := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
+	for round := 0; round < 3; round++ {
+		s = min(s, burst(t, serial.URL(), n))
+		th = min(th, burst(t, threads.URL(), n))
+	}
+	// Under the GIL the threads cannot overlap: at least the work's CPU
+	// time, and no slower than serial.
+	work := time.Duration(n) * 100 * time.Millisecond
+	if th < work*95/100 || float64(th) > 1.3*float64(s) {
+		t.Errorf("GIL: %d threads %v, serial %v; want ≥ %v (the work) and ≤ 1.3x serial", n, th, s, work)
+	}
+	if st := threads.Stats(); st.GILWait == 0 || st.Handoffs == 0 {
+		t.Errorf("threads under the GIL: stats %+v; want GIL waits and hand-offs", st)
+	}
+	for _, p := range []struct {
+		name string
+		srv  *strategy.Server
+	}{{"gunicorn 2w x 5t", twoW}, {"free-threaded", free}, {"goroutines", gor}} {
+		expectSpeedup(t, p.name, 1.5,
+			func() time.Duration { return burst(t, serial.URL(), n) },
+			func() time.Duration { return burst(t, p.srv.URL(), n) })
+	}
+	skipIfOverloaded(t)
+}
+
+func expectSpeedup(t *testing.T, what string, want float64, serial, parallel func() time.Duration) {
+	t.Helper()
+	var got []float64
+	for round := 0; round < 3; round++ {
+		s, p := serial(), parallel()
+		r := float64(s) / float64(p)
+		got = append(got, r)
+		if r >= want {
+			t.Logf("%s: serial %v, parallel %v: %.2fx", what, s, p, r)
+			return
+		}
+	}
+	msg := fmt.Sprintf("%s: speed-ups %.2f; want ≥ %.1fx", what, got, want)
+	if load := loadAverage(); load > float64(runtime.NumCPU()) {
+		// Checked at the end of the test (see skipIfOverloaded), so
+		// the other measurements still run.
+		t.Logf("%s (machine overloaded: load %.1f on %d CPUs)", msg, load, runtime.NumCPU())
+		overloaded.Store(true)
+		return
+	}
+	t.Error(msg)
+}
+
+// overloaded records that a speed-up could not be measured because the
+// shared machine was overloaded.
+var overloaded atomic.Bool
+
+// skipIfOverloaded marks the test skipped if a speed-up was not measurable.
+func skipIfOverloaded(t *testing.T) {
+	if overloaded.Swap(false) && !t.Failed() {
+		t.Skip("some speed-ups were not measurable: the machine is overloaded (see log)")
+	}
+}
+
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
+}
+
+func TestBadInput(t *testing.T) {
+	t.Parallel()
+	good := preset(t, "goroutines")
+	cases := []struct {
+		name string
+		s    strategy.Strategy
+		w    pymodel.Workload
+		want string
+	}{
+		{"unknown kind", strategy.Strategy{Name: "x", Kind: "tornado"}, sleepW, "unknown kind"},
+		{"negative threads", strategy.Strategy{Name: "x", Kind: strategy.Gunicorn, Threads: -1}, sleepW, "Threads"},
+		{"negative workers", strategy.Strategy{Name: "x", Kind: strategy.Gunicorn, Workers: -2}, sleepW, "Workers"},
+		{"zero limit", strategy.Strategy{Name: "x", Kind: strategy.Bounded}, sleepW, "Limit"},
+		{"async on gunicorn", strategy.Strategy{Name: "x", Kind: strategy.Gunicorn, Async: true}, sleepW, "async"},
+		{"zero sleep", good, pymodel.Workload{Steps: []pymodel.Step{pymodel.Sleep(0)}}, "duration"},
+		{"negative cpu", good, pymodel.Workload{Steps: []pymodel.Step{pymodel.CPU(-5)}}, "n must be positive"},
+		{"custom in prefork", preset(t, "gunicorn 2w x 5t"), pymodel.Workload{Steps: []pymodel.Step{pymodel.Custom("f", true, func(context.Context) error { return nil })}}, "worker process"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := strategy.New(c.s, c.w)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("New: err = %v; want one mentioning %q", err, c.want)
+			}
+		})
+	}
+	if _, err := strategy.Preset("uwsgi 3w"); err == nil || !strings.Contains(err.Error(), "unknown preset") {
+		t.Errorf("Preset(unknown) = %v", err)
+	}
+	if _, err := strategy.NewPreset("goroutines", "nap=1s"); err == nil || !strings.Contains(err.Error(), "nap") {
+		t.Errorf("NewPreset with unknown workload = %v", err)
+	}
+}
+
+func TestCustomStepFromFunc(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	calls := 0
+	w := pymodel.Workload{Steps: []pymodel.Step{pymodel.Custom("count", true, func(ctx context.Context) error {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		return nil
+	})}}
+	for _, name := range []string{"asyncio", "sync", "goroutines", "flask 1w x 5t"} {
+		srv := start(t, preset(t, name), w)
+		burst(t, srv.URL(), 3)
+		srv.Close()
+	}
+	if calls != 12 {
+		t.Errorf("custom step ran %d times; want 12", calls)
+	}
+}
+
+func openFDs() int {
+	ents, _ := os.ReadDir("/proc/self/fd")
+	return len(ents)
+}
+
+func childPIDs() map[int]bool {
+	out := map[int]bool{}
+	self := strconv.Itoa(os.Getpid())
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) > 1 && f[1] == self && f[0] != "Z" {
+			out[pid] = true
+		}
+	}
+	return out
+}
+
+// Lifecycle: after Close, and after cancelling Start's context, no
+// goroutine, listener or child process is left.
+func TestLifecycleLeavesNothing(t *testing.T) {
+	// Not parallel: it counts the process's goroutines and children.
+	w := pymodel.Workload{Steps: []pymodel.Step{pymodel.Sleep(wait)}}
+	wPool := pymodel.Workload{Steps: []pymodel.Step{{Kind: pymodel.KindSleep, Duration: wait, Call: pymodel.ProcessExecutor}}}
+	cases := []struct {
+		name string
+		s    strategy.Strategy
+		w    pymodel.Workload
+	}{
+		{"asyncio", preset(t, "asyncio"), w},
+		{"sync", preset(t, "sync"), w},
+		{"ProcessPool", preset(t, "ProcessPool"), wPool},
+		{"gunicorn 2w x 5t", preset(t, "gunicorn 2w x 5t"), w},
+		{"go process pool", preset(t, "go process pool"), w},
+		{"bounded 10", preset(t, "bounded 10"), w},
+	}
+	for _, c := range cases {
+		for _, how := range []string{"close", "cancel"} {
+			t.Run(c.name+"/"+how, func(t *testing.T) {
+				before := runtime.NumGoroutine()
+				kids := len(childPIDs())
+				fds := openFDs()
+				// Strategies and their worker processes use $TMPDIR.
+				tmpDir := t.TempDir()
+				t.Setenv("TMPDIR", tmpDir)
+				srv, err := strategy.New(c.s, c.w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				if err := srv.Start(ctx); err != nil {
+					t.Fatal(err)
+				}
+				url := srv.URL()
+				// Leave requests in flight; they may fail.
+				c := client(4)
+				var fired sync.WaitGroup
+				for i := 0; i < 4; i++ {
+					fired.Add(1)
+					go func() {
+						defer fired.Done()
+						if resp, err := c.Get(url + "/work"); err == nil {
+							io.Copy(io.Discard, resp.Body)
+							resp.Body.Close()
+						}
+					}()
+				}
+				time.Sleep(wait / 2)
+				if how == "close" {
+					srv.Close()
+					srv.Close()
+				} else {
+					cancel()
+				}
+				fired.Wait()
+				c.CloseIdleConnections()
+				deadline := time.Now().Add(5 * time.Second)
+				for time.Now().Before(deadline) {
+					if len(childPIDs()) == kids && runtime.NumGoroutine() <= before {
+						break
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				cancel()
+				if n := len(childPIDs()); n != kids {
+					t.Errorf("%d child processes left (before: %d)", n, kids)
+				}
+				if g := runtime.NumGoroutine(); g > before {
+					buf := make([]byte, 1<<16)
+					t.Errorf("%d goroutines, %d before:\n%s", g, before, buf[:runtime.Stack(buf, true)])
+				}
+				if resp, err := http.Get(url + "/health"); err == nil {
+					resp.Body.Close()
+					t.Errorf("%s still answers after %s", url, how)
+				}
+				http.DefaultClient.CloseIdleConnections()
+				if n := openFDs(); n > fds {
+					t.Errorf("%d open file descriptors (listeners, pipes), %d before", n, fds)
+				}
+				if ents, _ := os.ReadDir(tmpDir); len(ents) > 0 {
+					t.Errorf("%d entries left in the temp dir: %v", len(ents), ents)
+				}
+			})
+		}
+	}
+}
+
+// A prefork worker that cannot start fails Start, leaving nothing running.
+func TestPreforkWorkerCannotStart(t *testing.T) {
+	kids := len(childPIDs())
+	strategy.WorkerCommand = []string{"/bin/sh", "-c", "echo no python here >&2; exit 7"}
+	defer func() { strategy.WorkerCommand = nil }()
+	srv, err := strategy.New(preset(t, "gunicorn 2w x 5t"), sleepW)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = srv.Start(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "no python here") {
+		t.Fatalf("Start = %v; want the worker's stderr in the error", err)
+	}
+	if url := srv.URL(); url != "" {
+		if resp, err := http.Get(url + "/health"); err == nil {
+			resp.Body.Close()
+			t.Error("server answers after a failed Start")
+		}
+	}
+	if n := len(childPIDs()); n != kids {
+		t.Errorf("%d children left, want %d", n, kids)
+	}
+	srv.Close()
+}
+
+// Killing a process-pool worker mid-request fails that request; the pool
+// replaces it and the run completes.
+func TestPoolWorkerKilled(t *testing.T) {
+	for _, name := range []string{"go process pool", "ProcessPool"} {
+		t.Run(name, func(t *testing.T) {
+			s := preset(t, name)
+			s.ProcessWorkers = 1
+			step := pymodel.Sleep(600 * time.Millisecond)
+			step.Call = pymodel.ProcessExecutor // ignored by the Go pool: every portable step goes there
+			kids := childPIDs()
+			srv := start(t, s, pymodel.Workload{Steps: []pymodel.Step{step}})
+			var worker []int
+			for pid := range childPIDs() {
+				if !kids[pid] {
+					worker = append(worker, pid)
+				}
+			}
+			if len(worker) != 1 {
+				t.Fatalf("new children %v; want 1 pool worker", worker)
+			}
+			code := make(chan int, 1)
+			go func() {
+				resp, err := http.Get(srv.URL() + "/work")
+				if err != nil {
+					code <- -1
+					return
+				}
+				resp.Body.Close()
+				code <- resp.StatusCode
+			}()
+			time.Sleep(200 * time.Millisecond)
+			if err := syscall.Kill(worker[0], syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			if c := <-code; c != http.StatusInternalServerError {
+				t.Errorf("request on the killed worker: status %d; want 500", c)
+			}
+			// The run goes on with the replacement worker.
+			burst(t, srv.URL(), 2)
+			if st := srv.Stats(); st.Processes != 1 || st.Errors != 1 || st.PoolTasks != 3 {
+				t.Errorf("stats %+v; want 1 replaced worker, 1 error, 3 pool tasks", st)
+			}
+		})
+	}
+}

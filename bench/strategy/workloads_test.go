@@ -1,0 +1,146 @@
+package strategy_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/bench/strategy"
+	"github.com/conclab/conclab/bench/workload"
+)
+
+func post(t *testing.T, req *http.Request) (int, string) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// The image step runs on an upload, in process and in a process pool (the
+// image bytes through the pipe both ways); a body that does not decode is a
+// clear error.
+func TestImageStep(t *testing.T) {
+	t.Parallel()
+	png, err := workload.LoadImage(context.Background(), workload.SmallPNG())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pymodel.ParseWorkload("image=png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"sync", "ProcessPool", "goroutines"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := start(t, preset(t, name), w)
+			req, err := workload.NewUploadRequest(context.Background(), srv.URL()+"/upload", "a.png", png)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if code, body := post(t, req); code != 200 {
+				t.Fatalf("upload: %d %s", code, body)
+			}
+			// No upload: the step uses the generated test image.
+			resp, err := http.Get(srv.URL() + "/upload")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Errorf("GET: status %d", resp.StatusCode)
+			}
+			req, _ = workload.NewUploadRequest(context.Background(), srv.URL()+"/upload", "bad.png", []byte("not an image"))
+			if code, body := post(t, req); code != 500 || !strings.Contains(body, "image") {
+				t.Errorf("bad image: %d %q; want 500 naming the image", code, body)
+			}
+			st := srv.Stats()
+			if name == "ProcessPool" && (st.PoolTasks != 3 || st.IPCBytes < int64(2*len(png))) {
+				t.Errorf("process pool stats %+v; want 3 tasks and the image through the pipes", st)
+			}
+		})
+	}
+	if _, err := pymodel.ParseWorkload("image=gif9k"); err == nil || !strings.Contains(err.Error(), "gif9k") {
+		t.Errorf("unknown test image: err = %v", err)
+	}
+}
+
+// Database inserts through each backend available; rows record arrival
+// order.
+func TestDBInsertStep(t *testing.T) {
+	t.Parallel()
+	dsns := map[string]string{"sqlite": ""}
+	if d := os.Getenv("CONCLAB_MYSQL_DSN"); d != "" {
+		dsns["mysql"] = d
+	}
+	if d := os.Getenv("CONCLAB_PG_DSN"); d != "" {
+		dsns["postgres"] = d
+	}
+	for name, dsn := range dsns {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			db, err := workload.OpenDB(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			srv := start(t, preset(t, "sync"), pymodel.Workload{Steps: []pymodel.Step{strategy.DBInsert(db, "r")}})
+			burst(t, srv.URL(), 5)
+			srv.Close()
+			if n, err := db.Count(ctx); err != nil || n != 5 {
+				t.Errorf("rows = %d, %v; want 5", n, err)
+			}
+		})
+	}
+	if _, err := workload.OpenDB(context.Background(), "mysql://nobody:x@127.0.0.1:1/none"); err == nil {
+		t.Error("a DSN that cannot connect: want an error")
+	}
+}
+
+func TestPrintAndDownstreamSteps(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	sink, err := workload.DevNullSink()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sink.Close()
+	p, err := workload.NewPrinter("sync", sink, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ds, err := workload.StartDownstream(ctx, 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	w := pymodel.Workload{Steps: []pymodel.Step{
+		strategy.Print(p, 3, "hello"),
+		strategy.Downstream(workload.FanOut{URL: ds.HealthURL(), Calls: 4, Mode: workload.FanAll}),
+	}}
+	srv := start(t, preset(t, "asyncio"), w)
+	// Awaited downstream calls overlap on the loop: 4 requests ≈ 1 wait.
+	begin := time.Now()
+	burst(t, srv.URL(), 4)
+	if d := time.Since(begin); d > 300*time.Millisecond {
+		t.Errorf("4 requests with awaited downstream calls took %v; want ≈ 100 ms", d)
+	}
+	if st := p.Stats(); st.Lines != 12 || st.Writes != 12 {
+		t.Errorf("print stats %+v; want 12 lines in 12 writes", st)
+	}
+	if ds.Calls() != 16 {
+		t.Errorf("downstream calls = %d; want 16", ds.Calls())
+	}
+	_ = bytes.MinRead
+}

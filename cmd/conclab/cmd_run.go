@@ -1,0 +1,246 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/conclab/conclab/notebook"
+)
+
+func init() {
+	register(command{
+		name:    "run",
+		summary: "execute notebooks headless; write executed .ipynb and HTML reports",
+		run:     runNotebooks,
+	})
+}
+
+const runUsage = `usage: conclab run [flags] PATH...
+
+Executes each notebook (a .ipynb file, or every .ipynb in a directory, sorted)
+cell by cell in process, with the kernel's interpreter and display package.
+Executed notebooks are written with --out DIR or --inplace; HTML reports with
+--html DIR. With neither --out nor --inplace the input files are not touched.
+Flags may come before or after the paths.
+
+flags:
+`
+
+// runNotebooks is `conclab run`. It returns 0 when every notebook ran without
+// a failing cell (or with --allow-errors), 1 when some failed, 2 on bad usage.
+func runNotebooks(ctx context.Context, args []string, _, stderr io.Writer) (int, error) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	htmlDir := fs.String("html", "", "write an HTML report per notebook to `DIR`")
+	outDir := fs.String("out", "", "write executed notebooks to `DIR`")
+	inplace := fs.Bool("inplace", false, "overwrite the input notebooks with the executed ones (only when a notebook succeeds)")
+	quick := fs.Bool("quick", false, "shorten experiments (sets CONCLAB_QUICK=1 for the run)")
+	timeout := fs.Duration("timeout", notebook.DefaultTimeout, "time limit per cell")
+	allowErrors := fs.Bool("allow-errors", false, "keep running after a failing cell; record the error and exit 0")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, runUsage)
+		fs.PrintDefaults()
+	}
+	var paths []string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0, nil
+			}
+			return 2, nil
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		paths = append(paths, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	switch {
+	case len(paths) == 0:
+		fmt.Fprintln(stderr, "conclab run: no notebooks given")
+		fs.Usage()
+		return 2, nil
+	case *inplace && *outDir != "":
+		fmt.Fprintln(stderr, "conclab run: --inplace and --out exclude each other")
+		return 2, nil
+	case *timeout <= 0:
+		fmt.Fprintln(stderr, "conclab run: --timeout must be positive")
+		return 2, nil
+	}
+	files, err := notebookFiles(paths)
+	if err != nil {
+		return 1, err
+	}
+	if err := checkBasenames(files, *outDir != "" || *htmlDir != ""); err != nil {
+		return 2, err
+	}
+	for _, d := range []string{*outDir, *htmlDir} {
+		if d != "" {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return 1, err
+			}
+		}
+	}
+	if *quick {
+		prev, had := os.LookupEnv("CONCLAB_QUICK")
+		os.Setenv("CONCLAB_QUICK", "1")
+		defer func() {
+			if had {
+				os.Setenv("CONCLAB_QUICK", prev)
+			} else {
+				os.Unsetenv("CONCLAB_QUICK")
+			}
+		}()
+	}
+
+	start := time.Now()
+	var failed []string
+	for _, f := range files {
+		if ctx.Err() != nil {
+			failed = append(failed, f+": not run (interrupted)")
+			continue
+		}
+		if err := runOne(ctx, f, runConfig{html: *htmlDir, out: *outDir, inplace: *inplace,
+			timeout: *timeout, allowErrors: *allowErrors}, stderr); err != nil {
+			fmt.Fprintf(stderr, "FAIL %v\n", err)
+			failed = append(failed, err.Error())
+		}
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(stderr, "conclab run: %d of %d notebook(s) failed in %s:\n", len(failed), len(files), time.Since(start).Round(time.Millisecond))
+		for _, f := range failed {
+			fmt.Fprintf(stderr, "  %s\n", firstLineOf(f))
+		}
+		return 1, nil
+	}
+	fmt.Fprintf(stderr, "conclab run: %d notebook(s) ok in %s\n", len(files), time.Since(start).Round(time.Millisecond))
+	return 0, nil
+}
+
+type runConfig struct {
+	html, out   string
+	inplace     bool
+	timeout     time.Duration
+	allowErrors bool
+}
+
+// runOne executes one notebook and writes its outputs. The executed notebook
+// and HTML report are written even when a cell failed (they show the error),
+// except over the input file, which is replaced only on success.
+func runOne(ctx context.Context, path string, cfg runConfig, stderr io.Writer) error {
+	nb, err := notebook.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := nb.CheckLanguage(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	fmt.Fprintf(stderr, "== %s (%d cells)\n", path, len(nb.Cells))
+	start := time.Now()
+	runErr := notebook.Execute(ctx, nb, notebook.Options{Name: path, Dir: filepath.Dir(path),
+		Timeout: cfg.timeout, AllowErrors: cfg.allowErrors, Progress: stderr})
+
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	var werrs []error
+	if cfg.out != "" {
+		dst := filepath.Join(cfg.out, base+".ipynb")
+		if runErr != nil && sameFile(dst, path) {
+			fmt.Fprintf(stderr, "%s: not written over the input, because the run failed\n", dst)
+		} else if err := nb.WriteFile(dst); err != nil {
+			werrs = append(werrs, err)
+		}
+	}
+	if cfg.inplace {
+		if runErr != nil {
+			fmt.Fprintf(stderr, "%s: left unchanged, because the run failed\n", path)
+		} else if err := nb.WriteFile(path); err != nil {
+			werrs = append(werrs, err)
+		}
+	}
+	if cfg.html != "" {
+		dst := filepath.Join(cfg.html, base+".html")
+		if err := nb.WriteFileHTML(dst, notebook.HTMLOptions{}); err != nil {
+			werrs = append(werrs, err)
+		} else {
+			fmt.Fprintf(stderr, "%s: HTML report %s\n", path, dst)
+		}
+	}
+	if runErr != nil {
+		return errors.Join(append([]error{runErr}, werrs...)...)
+	}
+	if len(werrs) > 0 {
+		return fmt.Errorf("%s: %w", path, errors.Join(werrs...))
+	}
+	fmt.Fprintf(stderr, "ok %s (%s)\n", path, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// notebookFiles expands paths: files are taken as given (they must exist),
+// directories contribute every .ipynb directly inside them, sorted (Jupyter's
+// .ipynb_checkpoints are skipped).
+func notebookFiles(paths []string) ([]string, error) {
+	var files []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: no such notebook or directory", p)
+		}
+		if !fi.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			return nil, err
+		}
+		var found []string
+		for _, e := range entries {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".ipynb") && !strings.HasPrefix(e.Name(), ".") {
+				found = append(found, filepath.Join(p, e.Name()))
+			}
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s: no .ipynb notebooks in this directory", p)
+		}
+		sort.Strings(found)
+		files = append(files, found...)
+	}
+	return files, nil
+}
+
+// checkBasenames refuses two notebooks whose outputs would have the same name.
+func checkBasenames(files []string, writing bool) error {
+	if !writing {
+		return nil
+	}
+	seen := map[string]string{}
+	for _, f := range files {
+		b := strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
+		if prev, ok := seen[b]; ok && !sameFile(prev, f) {
+			return fmt.Errorf("%s and %s would write the same output names (%s.*); run them separately", prev, f, b)
+		}
+		seen[b] = f
+	}
+	return nil
+}
+
+func sameFile(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+func firstLineOf(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for one writer and a polling reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestServeRunsUntilCancelled(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		code, _ := runServe(ctx, []string{"--strategy", "/async-block", "--workload", "sleep=100ms"}, &out, io.Discard)
+		done <- code
+	}()
+	re := regexp.MustCompile(`http://127\.0\.0\.1:\d+`)
+	var url string
+	for i := 0; i < 100 && url == ""; i++ {
+		url = re.FindString(out.String())
+		time.Sleep(20 * time.Millisecond)
+	}
+	if url == "" {
+		t.Fatalf("no URL in output %q", out.String())
+	}
+	resp, err := http.Get(url + "/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Header.Get("X-Service-Ms") == "" {
+		t.Error("response lacks X-Service-Ms")
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+	if s := out.String(); !strings.Contains(s, "served 1 requests") || !strings.Contains(s, "Executing <Task /x> took") {
+		t.Errorf("output lacks the figures or the slow-callback warning:\n%s", s)
+	}
+	if _, err := http.Get(url + "/health"); err == nil {
+		t.Error("server still answers after the command returned")
+	}
+}
+
+func TestServeBadInput(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--strategy", "uwsgi", "--workload", "sleep=1s"}, "unknown preset"},
+		{[]string{"--strategy", "sync", "--workload", "sleep=0s"}, "duration must be positive"},
+		{[]string{"--strategy", "sync", "--workload", "nap=1s"}, `unknown workload step kind "nap"`},
+		{[]string{"--strategy", "sync"}, "required"},
+		{[]string{"--strategy", "sync", "--workload", "sleep=1s", "--addr", "127.0.0.1:99999"}, "99999"},
+		{[]string{"--strategy", "sync", "--workload", "sleep=1s", "extra"}, "unexpected"},
+	} {
+		code, err := runServe(context.Background(), c.args, io.Discard, io.Discard)
+		if code == 0 || err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("serve %q: code %d, err %v; want an error mentioning %q", c.args, code, err, c.want)
+		}
+	}
+}
+
+func TestServeList(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	if code, err := runServe(context.Background(), []string{"--list"}, &out, io.Discard); code != 0 || err != nil {
+		t.Fatal(code, err)
+	}
+	for _, name := range []string{"/async-block", "flask 1w x 5t", "gunicorn 2w x 5t", "goroutines", "ProcessPool"} {
+		if !strings.Contains(out.String(), name+":") {
+			t.Errorf("--list lacks %q", name)
+		}
+	}
+}

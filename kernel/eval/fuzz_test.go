@@ -1,0 +1,78 @@
+package eval
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// FuzzSplitCell: cutting any cell into segments never panics, and the
+// segments' Go text comes from the cell.
+func FuzzSplitCell(f *testing.F) {
+	for _, s := range []string{"for i := range 3 {\n}", "for range n {}", "x := 1\nx", "func f() {}\nf()\n$ ls\n%cd /", "go func() {}()", "type T struct{}\nfunc (T) M() {}\nT{}", "`", "{", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, code string) {
+		for _, seg := range splitCell(code) {
+			if seg.kind != segShell && seg.kind != segCd && seg.line < 1 {
+				t.Fatalf("segment %+v has no line", seg)
+			}
+			if (seg.kind == segStmt || seg.kind == segDecl) && !strings.Contains(code, strings.TrimSpace(seg.src)) {
+				t.Fatalf("segment %q not from cell %q", seg.src, code)
+			}
+		}
+		IsComplete(code)
+		guardGoroutines(code, false)
+		guardGoroutines(code, true)
+		anyInt := func(string) (reflect.Kind, bool) { return reflect.Int, true }
+		yes := func(string, string) bool { return true }
+		for _, decl := range []bool{false, true} {
+			out := rewriteRangeInt(code, decl, anyInt, yes)
+			if strings.Count(out, "\n") != strings.Count(code, "\n") {
+				t.Fatalf("rewriteRangeInt changed the line count of %q: %q", code, out)
+			}
+		}
+	})
+}
+
+func TestGuardGoroutines(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"go f(a, 3)", "{ _cg0, _cg1 := f, a; go func() { " + goGuard + "_cg0(_cg1, 3) }() }"},
+		{"go s.serve(l)", "{ _cg0, _cg1 := s.serve, l; go func() { " + goGuard + "_cg0(_cg1) }() }"},
+		{"go f(xs...)", "{ _cg0, _cg1 := f, xs; go func() { " + goGuard + "_cg0(_cg1...) }() }"},
+		{"go func() {\n\tx()\n}()", "go func() {" + goGuard + "\n\tx()\n}()"},
+		{"go close(ch)", "go close(ch)"},
+		{"x := 1", "x := 1"},
+		{"go f(", "go f("},
+	}
+	for _, tt := range tests {
+		if got := guardGoroutines(tt.in, false); got != tt.want {
+			t.Errorf("guardGoroutines(%q) =\n%q; want\n%q", tt.in, got, tt.want)
+		}
+		if strings.Count(guardGoroutines(tt.in, false), "\n") != strings.Count(tt.in, "\n") {
+			t.Errorf("guardGoroutines(%q) changed the line count", tt.in)
+		}
+	}
+}
+
+func TestRewriteRangeInt(t *testing.T) {
+	t.Parallel()
+	noVars := func(string) (reflect.Kind, bool) { return reflect.Invalid, false }
+	noFuncs := func(string, string) bool { return false }
+	tests := []struct{ in, want string }{
+		{"for i := range 10 {\n}", "for i, _crn0 := 0, 10; i < _crn0; i++ {\n}"},
+		{"for range 3 { f() }", "for _cri0, _crn0 := 0, 3; _cri0 < _crn0; _cri0++ { f() }"},
+		{"for i := range len(xs) {}", "for i, _crn0 := 0, len(xs); i < _crn0; i++ {}"},
+		{"func g(n int64) { for i := range n {} }", "func g(n int64) { for i, _crn0 := (n - n), n; i < _crn0; i++ {} }"},
+		{"for i := range xs {}", "for i := range xs {}"},
+		{"for i, v := range xs {}", "for i, v := range xs {}"},
+		{"for k := range m {}", "for k := range m {}"},
+	}
+	for _, tt := range tests {
+		decl := strings.HasPrefix(tt.in, "func ")
+		if got := rewriteRangeInt(tt.in, decl, noVars, noFuncs); got != tt.want {
+			t.Errorf("rewriteRangeInt(%q) =\n%q; want\n%q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,69 @@
+package eval
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"reflect"
+	"unsafe"
+
+	"github.com/traefik/yaegi/interp"
+)
+
+// yaegi keeps the first declaration of a type when a later cell declares a
+// type of the same name again. Before such a redeclaration the session
+// removes the old name from the interpreter's main scope (values of the old
+// type keep working, as in Go a new declaration makes a new type). This
+// reaches into yaegi's unexported fields and does nothing if their layout is
+// not the expected one.
+
+// typeNames returns the names of the types a declaration segment declares.
+func typeNames(src string) []string {
+	f, err := parser.ParseFile(token.NewFileSet(), "", "package main\n"+src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
+			for _, sp := range g.Specs {
+				if ts, ok := sp.(*ast.TypeSpec); ok && ts.Name.Name != "_" {
+					names = append(names, ts.Name.Name)
+				}
+			}
+		}
+	}
+	return names
+}
+
+// forgetType removes name from the interpreter's main scope; it reports
+// whether it did.
+func forgetType(in *interp.Interpreter, name string) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	exposed := func(v reflect.Value) reflect.Value {
+		return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
+	}
+	f := reflect.ValueOf(in).Elem().FieldByName("scopes")
+	if !f.IsValid() || f.Kind() != reflect.Map {
+		return false
+	}
+	sc := exposed(f).MapIndex(reflect.ValueOf("main"))
+	if !sc.IsValid() || sc.Kind() != reflect.Pointer || sc.IsNil() {
+		return false
+	}
+	symf := sc.Elem().FieldByName("sym")
+	if !symf.IsValid() || symf.Kind() != reflect.Map || symf.Type().Key().Kind() != reflect.String {
+		return false
+	}
+	sym := exposed(symf)
+	key := reflect.ValueOf(name)
+	if !sym.MapIndex(key).IsValid() {
+		return false
+	}
+	sym.SetMapIndex(key, reflect.Value{})
+	return true
+}

@@ -1,0 +1,487 @@
+package notebook
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/conclab/conclab/charts"
+	"github.com/conclab/conclab/display"
+	"github.com/conclab/conclab/kernel/eval"
+)
+
+// DefaultTimeout is the per-cell time limit when Options.Timeout is zero.
+const DefaultTimeout = 10 * time.Minute
+
+// abandonAfter is how long Execute waits for a cell to stop after its
+// timeout or interrupt before giving the session up.
+const abandonAfter = 15 * time.Second
+
+// Kernel identity written into notebooks that declare none (the conclab
+// kernel's kernelspec; see package kernel).
+const (
+	KernelName        = "conclab"
+	KernelDisplayName = "Go (conclab)"
+)
+
+// Options configure Execute. The zero value runs with DefaultTimeout, stops
+// at the first failing cell and reports no progress.
+type Options struct {
+	// Name names the notebook in errors and progress lines (usually its path).
+	Name string
+	// Dir is the working directory cells run in (usually the notebook's
+	// directory); "" keeps the current one. It is process-wide while the
+	// notebook runs (see eval.Options.Dir).
+	Dir string
+	// Timeout bounds each cell's run time; 0 means DefaultTimeout. A cell
+	// that exceeds it is interrupted and fails with a *CellError whose
+	// Timeout is true.
+	Timeout time.Duration
+	// AllowErrors keeps executing after a failing cell (its error is
+	// recorded as an error output); Execute then returns nil unless the run
+	// itself could not continue (the context ended, a cell could not be
+	// stopped).
+	AllowErrors bool
+	// Progress, when set, receives one line per executed code cell.
+	Progress io.Writer
+}
+
+// CellError is the failure of one cell. Execute returns it (wrapped or not)
+// when a cell fails; the error output is also recorded in the cell.
+type CellError struct {
+	// Notebook is Options.Name.
+	Notebook string
+	// Cell is the 1-based index of the cell in the notebook; ID its id.
+	Cell int
+	ID   string
+	// Timeout is true when the cell ran out of time.
+	Timeout bool
+	// Err is the cause: an *eval.Error for failures of the cell's code.
+	Err error
+}
+
+func (e *CellError) Error() string {
+	name := e.Notebook
+	if name == "" {
+		name = "notebook"
+	}
+	return fmt.Sprintf("%s: cell %d (id %s): %v", name, e.Cell, e.ID, e.Err)
+}
+
+func (e *CellError) Unwrap() error { return e.Err }
+
+// execMu serialises Execute: a session changes the process's working
+// directory and captures its standard streams.
+var execMu sync.Mutex
+
+// Execute runs nb's code cells in order in a fresh interpreter session and
+// replaces their outputs and execution counts with the new ones (cells not
+// reached keep none). Empty code cells are skipped. It fails with an error
+// naming the notebook when nb declares a language other than Go, and with a
+// *CellError for the first failing cell unless opts.AllowErrors. When ctx
+// ends, the running cell is interrupted and Execute returns ctx's error.
+//
+// Only one Execute runs at a time in a process; concurrent calls wait.
+func Execute(ctx context.Context, nb *Notebook, opts Options) error {
+	name := opts.Name
+	if name == "" {
+		name = "notebook"
+	}
+	if err := nb.CheckLanguage(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	for _, c := range nb.Cells {
+		if c.Type == CellCode {
+			c.Outputs, c.ExecutionCount = nil, nil
+		}
+	}
+	setGoMetadata(nb)
+
+	execMu.Lock()
+	defer execMu.Unlock()
+	// A new page: this notebook's first chart output carries the library.
+	charts.ResetPage()
+
+	rec := &recorder{displays: map[string][]*Output{}}
+	sess, err := eval.New(eval.Options{
+		Stdout: rec.stream("stdout"), Stderr: rec.stream("stderr"), Dir: opts.Dir,
+		CaptureProcessOutput: true,
+		Input: func(string, bool) (string, error) {
+			return "", errors.New("no input available: the notebook runs headless")
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("%s: starting the interpreter: %w", name, err)
+	}
+	defer sess.Close()
+	restore := display.SetPublisher(rec)
+	defer restore()
+
+	codeCells := 0
+	for _, c := range nb.Cells {
+		if c.Type == CellCode && strings.TrimSpace(c.Source) != "" {
+			codeCells++
+		}
+	}
+	count, failed := 0, 0
+	for i, c := range nb.Cells {
+		if c.Type != CellCode || strings.TrimSpace(c.Source) == "" {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("%s: stopped before cell %d: %w", name, i+1, err)
+		}
+		count++
+		n := count
+		c.ExecutionCount = &n
+		rec.begin(c)
+		start := time.Now()
+		cerr, fatal := runCell(ctx, sess, rec, c, n, timeout)
+		rec.end()
+		elapsed := time.Since(start)
+		if opts.Progress != nil {
+			status := "ok"
+			if cerr != nil {
+				status = "FAILED: " + oneLine(cerr.Error())
+			}
+			fmt.Fprintf(opts.Progress, "%s [%d/%d] cell %d %s: %s (%s)\n", name, count, codeCells, i+1,
+				strconv.Quote(firstLine(c.Source)), status, elapsed.Round(time.Millisecond))
+		}
+		if cerr == nil {
+			continue
+		}
+		ce := &CellError{Notebook: name, Cell: i + 1, ID: c.ID, Err: cerr}
+		ce.Timeout = errors.Is(cerr, context.DeadlineExceeded) && ctx.Err() == nil
+		if fatal || ctx.Err() != nil || !opts.AllowErrors {
+			return ce
+		}
+		failed++
+	}
+	if failed > 0 && opts.Progress != nil {
+		fmt.Fprintf(opts.Progress, "%s: %d cell(s) failed (errors allowed)\n", name, failed)
+	}
+	return nil
+}
+
+// runCell evaluates one cell and records its result or error. fatal reports
+// that the session cannot be used any more.
+func runCell(ctx context.Context, sess *eval.Session, rec *recorder, c *Cell, n int, timeout time.Duration) (err error, fatal bool) {
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	type outcome struct {
+		res eval.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		var o outcome
+		defer func() {
+			if r := recover(); r != nil {
+				o = outcome{err: &eval.Error{Name: "panic", Value: fmt.Sprint(r)}}
+			}
+			done <- o
+		}()
+		o.res, o.err = sess.Eval(cctx, c.Source)
+	}()
+	var o outcome
+	select {
+	case o = <-done:
+	case <-cctx.Done():
+		select {
+		case o = <-done:
+		case <-time.After(abandonAfter):
+			err := fmt.Errorf("%s; the cell did not stop within %s of being interrupted, so the rest of the notebook was not run: %w",
+				cause(ctx, cctx, timeout), abandonAfter, cctx.Err())
+			rec.add(&Output{Type: OutputError, EName: "Interrupted", EValue: err.Error(), Traceback: []string{err.Error()}})
+			return err, true
+		}
+	}
+	if o.err != nil {
+		if cctx.Err() != nil && errors.Is(o.err, cctx.Err()) {
+			o.err = fmt.Errorf("%s: %w", cause(ctx, cctx, timeout), cctx.Err())
+			name := "Interrupted"
+			if ctx.Err() == nil {
+				name = "Timeout"
+			}
+			rec.add(&Output{Type: OutputError, EName: name, EValue: o.err.Error(), Traceback: []string{name + ": " + o.err.Error()}})
+			return o.err, false
+		}
+		rec.add(errorOutput(o.err))
+		return o.err, false
+	}
+	if o.res.HasValue {
+		d := o.res.Data
+		if len(d.Data) == 0 {
+			d, _ = display.Render(o.res.Value)
+		}
+		out := bundleOutput(OutputExecuteResult, d)
+		count := n
+		out.ExecutionCount = &count
+		rec.addBundle(out, d)
+	}
+	return nil, false
+}
+
+func cause(ctx, cctx context.Context, timeout time.Duration) string {
+	if ctx.Err() != nil {
+		return "interrupted"
+	}
+	return fmt.Sprintf("timed out after %s (interrupted)", timeout)
+}
+
+func errorOutput(err error) *Output {
+	var ee *eval.Error
+	if errors.As(err, &ee) {
+		tb := ee.Traceback
+		if len(tb) == 0 {
+			tb = []string{ee.Error()}
+		}
+		return &Output{Type: OutputError, EName: ee.Name, EValue: ee.Value, Traceback: tb}
+	}
+	return &Output{Type: OutputError, EName: "Error", EValue: err.Error(), Traceback: []string{err.Error()}}
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	if r := []rune(s); len(r) > 50 {
+		s = string(r[:49]) + "…"
+	}
+	return s
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 300 {
+		s = string(r[:299]) + "…"
+	}
+	return s
+}
+
+// setGoMetadata records Go as the notebook's language (the conclab kernel's
+// language_info) and the conclab kernelspec when the notebook has none.
+func setGoMetadata(nb *Notebook) {
+	if nb.Metadata == nil {
+		nb.Metadata = map[string]any{}
+	}
+	if _, ok := nb.Metadata["kernelspec"].(map[string]any); !ok {
+		nb.Metadata["kernelspec"] = map[string]any{"name": KernelName, "display_name": KernelDisplayName, "language": "go"}
+	}
+	li, _ := nb.Metadata["language_info"].(map[string]any)
+	if li == nil {
+		li = map[string]any{}
+		nb.Metadata["language_info"] = li
+	}
+	li["name"] = "go"
+	li["version"] = strings.TrimPrefix(runtime.Version(), "go")
+	li["mimetype"] = "text/x-go"
+	li["file_extension"] = ".go"
+	li["pygments_lexer"] = "go"
+	li["codemirror_mode"] = "go"
+	li["nbconvert_exporter"] = "script"
+}
+
+// bundleOutput converts a display bundle into a display_data or
+// execute_result output with JSON-ready data.
+func bundleOutput(typ string, d display.Data) *Output {
+	o := &Output{Type: typ, Data: map[string]any{}, Metadata: map[string]any{}}
+	for k, v := range d.Data {
+		o.Data[k] = mimeValue(k, v)
+	}
+	for k, v := range d.Metadata {
+		o.Metadata[k] = jsonValue(v)
+	}
+	return o
+}
+
+// mimeValue converts one bundle entry to its nbformat form: []byte becomes
+// base64, JSON MIME types decoded JSON, text other values fmt.Sprint.
+func mimeValue(mime string, v any) any {
+	switch x := v.(type) {
+	case []byte:
+		if strings.HasPrefix(mime, "text/") || mime == display.MIMETypeSVG || mime == display.MIMETypeJavaScript {
+			return string(x)
+		}
+		return base64.StdEncoding.EncodeToString(x)
+	case string:
+		return x
+	}
+	if isJSONMIME(mime) {
+		return jsonValue(v)
+	}
+	return fmt.Sprint(v)
+}
+
+// jsonValue converts v to plain decoded JSON (maps, slices, json.Number ...).
+func jsonValue(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	var out any
+	if err := decodeJSON(b, &out); err != nil {
+		return fmt.Sprint(v)
+	}
+	return out
+}
+
+// recorder collects a running notebook's outputs. It is the display
+// Publisher and the session's output writers; safe for concurrent use.
+type recorder struct {
+	mu           sync.Mutex
+	cell         *Cell
+	clearPending bool
+	streamBytes  int // stream bytes recorded for the current cell
+	displays     map[string][]*Output
+}
+
+// MaxStreamBytes bounds the stdout and stderr text recorded per cell; output
+// beyond it is dropped, with a note in the cell's stderr.
+const MaxStreamBytes = 16 << 20
+
+func (r *recorder) begin(c *Cell) {
+	r.mu.Lock()
+	r.cell, r.clearPending, r.streamBytes = c, false, 0
+	r.mu.Unlock()
+}
+
+func (r *recorder) end() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cell != nil {
+		for _, o := range r.cell.Outputs {
+			if o.Type == OutputStream {
+				o.Text = collapseCR(o.Text)
+			}
+		}
+	}
+	r.clearPending = false
+	// Output arriving between cells (from goroutines) still goes to the
+	// last cell: r.cell stays set.
+}
+
+// addLocked appends o to the current cell, applying a pending Clear(true).
+func (r *recorder) addLocked(o *Output) {
+	if r.cell == nil {
+		return
+	}
+	if r.clearPending {
+		r.cell.Outputs = nil
+		r.clearPending = false
+	}
+	r.cell.Outputs = append(r.cell.Outputs, o)
+}
+
+func (r *recorder) add(o *Output) {
+	r.mu.Lock()
+	r.addLocked(o)
+	r.mu.Unlock()
+}
+
+func (r *recorder) addBundle(o *Output, d display.Data) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.addLocked(o)
+	if id := d.DisplayID(); id != "" {
+		r.displays[id] = append(r.displays[id], o)
+	}
+}
+
+// Display implements display.Publisher.
+func (r *recorder) Display(d display.Data) error {
+	r.addBundle(bundleOutput(OutputDisplayData, d), d)
+	return nil
+}
+
+// Update implements display.Publisher: every output shown with display id id,
+// in any cell, is replaced by d in place.
+func (r *recorder) Update(id string, d display.Data) error {
+	nu := bundleOutput(OutputDisplayData, d)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, o := range r.displays[id] {
+		o.Data, o.Metadata = nu.Data, nu.Metadata
+	}
+	return nil
+}
+
+// Clear implements display.Publisher: it clears the current cell's outputs,
+// at once or (wait) when the next output arrives.
+func (r *recorder) Clear(wait bool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if wait {
+		r.clearPending = true
+	} else if r.cell != nil {
+		r.cell.Outputs = nil
+	}
+	return nil
+}
+
+var _ display.Publisher = (*recorder)(nil)
+
+type streamWriter struct {
+	r    *recorder
+	name string
+}
+
+func (r *recorder) stream(name string) io.Writer { return streamWriter{r, name} }
+
+// Write appends p to the current cell's last output when that is a stream of
+// the same name, else adds a stream output.
+func (w streamWriter) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	w.r.mu.Lock()
+	defer w.r.mu.Unlock()
+	c := w.r.cell
+	if c == nil || w.r.streamBytes > MaxStreamBytes {
+		return len(p), nil
+	}
+	w.r.streamBytes += len(p)
+	if w.r.streamBytes > MaxStreamBytes {
+		w.r.addLocked(&Output{Type: OutputStream, Name: "stderr",
+			Text: fmt.Sprintf("\n[conclab run: output of this cell truncated after %d MiB]\n", MaxStreamBytes>>20)})
+		return len(p), nil
+	}
+	if !w.r.clearPending && len(c.Outputs) > 0 {
+		if last := c.Outputs[len(c.Outputs)-1]; last.Type == OutputStream && last.Name == w.name {
+			last.Text += string(p)
+			return len(p), nil
+		}
+	}
+	w.r.addLocked(&Output{Type: OutputStream, Name: w.name, Text: string(p)})
+	return len(p), nil
+}
+
+// collapseCR applies carriage returns the way a terminal shows them: within
+// a line, text before the last "\r" is overwritten ("\r\n" is a newline).
+func collapseCR(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		body := strings.TrimSuffix(l, "\n")
+		if j := strings.LastIndexByte(strings.TrimRight(body, "\r"), '\r'); j >= 0 {
+			lines[i] = body[j+1:] + l[len(body):]
+		}
+	}
+	return strings.Join(lines, "")
+}
