@@ -18,9 +18,11 @@ APT_PACKAGES=(
   python3-aiomysql
   # peers for the load-generator comparison
   wrk hyperfine
-  # front-end assets (ECharts from npm)
-  nodejs npm
 )
+# Front-end assets (ECharts from npm): Debian's nodejs/npm only when no node/npm is present
+# (a NodeSource nodejs already bundles npm and conflicts with Debian's npm package).
+command -v node >/dev/null 2>&1 || APT_PACKAGES+=(nodejs)
+command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(npm)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
