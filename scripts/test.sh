@@ -15,7 +15,9 @@ if [ -n "$unformatted" ]; then echo "gofmt needed: $unformatted" >&2; exit 1; fi
 go vet ./...
 
 echo "== go test"
-go test -count=1 -timeout 15m ./...
+# -p 1: packages one at a time, so timing tests (waves, CPU speed-ups) do not compete
+# with each other for the 2 cores.
+go test -p 1 -count=1 -timeout 15m ./...
 
 for suite in scripts/test.d/*.sh; do
   [ -e "$suite" ] || continue
