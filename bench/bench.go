@@ -43,6 +43,10 @@ type Experiment struct {
 	Strategies []strategy.Strategy
 	// Workload is what every request does.
 	Workload pymodel.Workload
+	// Workloads, if set, gives the strategies it names their own workload
+	// in place of Workload (source 000's print endpoints: one server style,
+	// three handler bodies).
+	Workloads map[string]pymodel.Workload
 	// Load is the load model: load.Burst, load.Sequential, load.Closed,
 	// load.Open.
 	Load load.Model
@@ -75,6 +79,14 @@ type Result struct {
 	Warnings []string
 }
 
+// workload is the strategy's own workload, else the common one.
+func (e Experiment) workload(s strategy.Strategy) pymodel.Workload {
+	if w, ok := e.Workloads[s.Name]; ok {
+		return w
+	}
+	return e.Workload
+}
+
 // Run runs the experiment. Each strategy's server is started, loaded and
 // closed before the next starts; nothing is left running when Run returns.
 func Run(ctx context.Context, e Experiment) (*Result, error) {
@@ -84,8 +96,20 @@ func Run(ctx context.Context, e Experiment) (*Result, error) {
 	if e.Load == nil {
 		return nil, errors.New("bench: experiment has no load model")
 	}
-	if err := e.Workload.Validate(); err != nil {
+	if err := e.Workload.Validate(); err != nil && len(e.Workloads) == 0 {
 		return nil, fmt.Errorf("bench: %w", err)
+	}
+	names := map[string]bool{}
+	for _, s := range e.Strategies {
+		names[s.Name] = true
+		if err := e.workload(s).Validate(); err != nil {
+			return nil, fmt.Errorf("bench: strategy %q: %w", s.Name, err)
+		}
+	}
+	for n := range e.Workloads {
+		if !names[n] {
+			return nil, fmt.Errorf("bench: Workloads names %q, which is not one of the strategies", n)
+		}
 	}
 	for _, s := range e.Strategies {
 		if err := s.Validate(); err != nil {
@@ -143,7 +167,7 @@ func Run(ctx context.Context, e Experiment) (*Result, error) {
 }
 
 func runOne(ctx context.Context, e Experiment, s strategy.Strategy) (*metrics.Result, strategy.Stats, error) {
-	srv, err := strategy.New(s, e.Workload)
+	srv, err := strategy.New(s, e.workload(s))
 	if err != nil {
 		return nil, strategy.Stats{}, err
 	}
@@ -167,7 +191,7 @@ func runOne(ctx context.Context, e Experiment, s strategy.Strategy) (*metrics.Re
 	t.URL = srv.URL() + path
 	o := e.Options
 	o.Strategy = s.Name
-	o.Workload = e.Workload.Label()
+	o.Workload = e.workload(s).Label()
 	lr, err := load.Run(ctx, t, e.Load, o)
 	if err != nil {
 		return nil, strategy.Stats{}, err

@@ -42,6 +42,8 @@ func TestBadInputSaysSo(t *testing.T) {
 		{"breakdown without columns", charts.Breakdown(sourceFrame()), "none of the columns queue_wait_ms"},
 		{"source missing metric", charts.SourceVsMeasured(sourceFrame(), summaryFrame(), "p95_ms"), `(source): frame "source table" has no column "p95_ms"`},
 		{"measured nil", charts.SourceVsMeasured(sourceFrame(), nil, "rps"), "(measured): the frame is nil"},
+		{"model vs real: not an agreement frame", charts.ModelVsReal(summaryFrame(), "elapsed_s"), `no column "model", "real"`},
+		{"model vs real: unknown metric", charts.ModelVsReal(agreementFrame(), "p99_ms"), `no rows for metric "p99_ms" (have: elapsed_s)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,6 +117,7 @@ func TestViewsOptions(t *testing.T) {
 		{"cdf", charts.CDF(distributionFrame()).LogX(), strategies[:4], []string{`"percentile (%)"`, `"latency (ms)"`, `"type":"log"`}},
 		{"sweep", charts.Sweep(sweepFrame(), "concurrency", "rps"), strategies[:3], []string{`"concurrency"`}},
 		{"source vs measured", charts.SourceVsMeasured(sourceFrame(), summaryFrame(), "rps"), []string{"source", "measured"}, []string{`"opacity":0.45`}},
+		{"model vs real", charts.ModelVsReal(agreementFrame(), "elapsed_s"), []string{"model", "real CPython"}, []string{`"opacity":0.45`, "1 of 2 agree"}},
 		{"breakdown", charts.Breakdown(summaryFrame()), []string{"queue_wait", "gil_wait", "service"}, []string{`"stack":"time"`}},
 	}
 	for _, tt := range tests {
@@ -364,5 +367,36 @@ func TestSourceVsMeasuredNamesGaps(t *testing.T) {
 	notes := strings.Join(c.Notes(), "; ")
 	if notes != "no source figure for ProcessPool, goroutines" {
 		t.Fatalf("Notes() = %q; want the strategies without a source figure named", notes)
+	}
+}
+
+func TestModelVsRealNamesDisagreement(t *testing.T) {
+	t.Parallel()
+	c := charts.ModelVsReal(agreementFrame(), "elapsed_s")
+	notes := strings.Join(c.Notes(), "; ")
+	if !strings.Contains(notes, "/async-block: model 10, real 14") || strings.Contains(notes, "/sync-sleep") {
+		t.Fatalf("Notes() = %q; want the disagreeing row, and only it, named", notes)
+	}
+}
+
+// Rows match on strategy even when other label columns describe them
+// differently on each side (source 004's "rows" note vs the measured order).
+func TestSourceVsMeasuredMatchesOnStrategy(t *testing.T) {
+	t.Parallel()
+	src := frame.New("source")
+	src.MustAppend(frame.Row{"strategy": "sync / sync", "rows": "in order", "vs_sync": 1.0})
+	src.MustAppend(frame.Row{"strategy": "aiohttp / sync", "rows": "shuffled", "vs_sync": 0.2})
+	meas := frame.New("measured")
+	meas.MustAppend(frame.Row{"strategy": "sync / sync", "order": "ABC", "vs_sync": 1.0})
+	meas.MustAppend(frame.Row{"strategy": "aiohttp / sync", "order": "CAB", "vs_sync": 0.05})
+	c := charts.SourceVsMeasured(src, meas, "vs_sync")
+	if err := c.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.Notes(); len(n) != 0 {
+		t.Fatalf("Notes() = %q; want every strategy matched", n)
+	}
+	if opt := c.Option(); strings.Contains(opt, "in order") || strings.Contains(opt, "CAB") {
+		t.Fatalf("categories carry descriptive labels: %s", opt)
 	}
 }

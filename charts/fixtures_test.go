@@ -33,6 +33,7 @@ func allViews() []any {
 		charts.Sweep(sweepFrame(), "concurrency", "rps").LogX(),
 		charts.SourceVsMeasured(sourceFrame(), summaryFrame(), "rps"),
 		charts.Breakdown(summaryFrame()),
+		charts.ModelVsReal(agreementFrame(), "elapsed_s"),
 		charts.Throughput(nan),
 		charts.OverTime(one, "rps"),
 		charts.Throughput(frame.New("empty")),

@@ -72,3 +72,11 @@ func sourceFrame() *frame.Frame {
 	}
 	return f
 }
+
+// agreementFrame is shaped like bench/cpython's Agreement output.
+func agreementFrame() *frame.Frame {
+	f := frame.New("model vs real")
+	f.MustAppend(frame.Row{"strategy": "/sync-sleep", "load": "burst 10", "metric": "elapsed_s", "model": 1.0, "real": 1.04, "agree": 1.0, "verdict": "agrees"})
+	f.MustAppend(frame.Row{"strategy": "/async-block", "load": "burst 10", "metric": "elapsed_s", "model": 10.0, "real": 14.0, "agree": 0.0, "verdict": "disagrees"})
+	return f
+}

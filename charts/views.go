@@ -43,6 +43,12 @@ func quoteAll(ss []string) []string {
 	return out
 }
 
+// isLabel reports whether f has a label column col.
+func isLabel(f *frame.Frame, col string) bool {
+	k, ok := f.KindOf(col)
+	return ok && k == frame.Label
+}
+
 // keyColumns returns the label columns that name a row's series: "strategy"
 // first when present, then every other label column whose value varies.
 // Columns in skip are never used.
@@ -339,7 +345,12 @@ func SourceVsMeasured(source, measured *frame.Frame, metric string) *Chart {
 	if p := check(view+" (measured)", measured, metric); p != "" {
 		return problemChart(title, p)
 	}
+	// Rows match on the strategy when both frames name one; other label
+	// columns (a "rows: shuffled" note, a client name) only describe them.
 	sk, mk := rowKeys(source), rowKeys(measured)
+	if isLabel(source, "strategy") && isLabel(measured, "strategy") {
+		sk, mk = source.Texts("strategy"), measured.Texts("strategy")
+	}
 	var cats []string
 	seen := map[string]bool{}
 	for _, k := range append(append([]string(nil), sk...), mk...) {
@@ -389,6 +400,62 @@ func SourceVsMeasured(source, measured *frame.Frame, metric string) *Chart {
 		if len(gaps) > 0 {
 			c.notes = append(c.notes, fmt.Sprintf("no %s figure for %s", side.name, strings.Join(gaps, ", ")))
 		}
+	}
+	return c
+}
+
+// ModelVsReal charts an agreement frame (bench/cpython's Agreement and
+// Compare functions: columns strategy, metric, model, real, agree, and
+// load when runs differ in load) for one metric: per strategy a light bar
+// (the model's prediction) next to a solid bar (real CPython, same machine,
+// same run), in the strategy's colour. The subtitle says how many rows
+// agree; each disagreeing row is named in a note under the chart.
+func ModelVsReal(agreement *frame.Frame, metric string) *Chart {
+	const view = "charts.ModelVsReal"
+	title := "Model vs real CPython: " + axisName(metric)
+	if p := check(view, agreement, "model", "real"); p != "" {
+		return problemChart(title, p)
+	}
+	for _, col := range []string{"strategy", "metric"} {
+		if k, ok := agreement.KindOf(col); !ok || k != frame.Label {
+			return problemChart(title, fmt.Sprintf("%s: frame %q has no label column %q (is it an agreement frame?)", view, agreement.Name, col))
+		}
+	}
+	rows := agreement.Where("metric", metric)
+	if rows.Len() == 0 {
+		return problemChart(title, fmt.Sprintf("%s: frame %q has no rows for metric %q (have: %s)", view, agreement.Name, metric, strings.Join(agreement.Unique("metric"), ", ")))
+	}
+	byLoad := rows.Has("load") && len(rows.Unique("load")) > 1
+	var cats, colors []string
+	var model, real []float64
+	agree, n := 0, rows.Len()
+	c := newChart(title)
+	for i := 0; i < n; i++ {
+		name := rows.Text("strategy", i)
+		cat := name
+		if byLoad {
+			cat += " · " + rows.Text("load", i)
+		}
+		cats = append(cats, cat)
+		colors = append(colors, ColorOf(name))
+		model = append(model, rows.Float("model", i))
+		real = append(real, rows.Float("real", i))
+		if rows.Has("agree") && rows.Float("agree", i) == 1 {
+			agree++
+		} else if rows.Has("agree") {
+			c.notes = append(c.notes, fmt.Sprintf("%s: model %s, real %s — outside the tolerance", cat, frame.FormatNumber(rows.Float("model", i)), frame.FormatNumber(rows.Float("real", i))))
+		}
+	}
+	c.subtitle = "light: model · solid: real CPython"
+	if rows.Has("agree") {
+		c.subtitle += fmt.Sprintf(" · %d of %d agree", agree, n)
+	}
+	c.kind = barKind
+	c.categories = cats
+	c.yName = axisName(metric)
+	c.series = []series{
+		{name: "model", color: "#c7c7c7", opacity: 0.45, ys: model, itemColors: colors},
+		{name: "real CPython", color: "#555555", ys: real, itemColors: colors},
 	}
 	return c
 }

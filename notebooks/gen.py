@@ -20,6 +20,41 @@ def nb(name, cells):
         json.dump(doc, f, indent=1, sort_keys=True, ensure_ascii=False)
         f.write("\n")
 
+def real_section(var, intro, compute, metric, extra_cols=""):
+    """The "model vs real CPython" cells: compute assigns VAR (nil when Python is missing)."""
+    cols = '"strategy", "load", "metric", "model", "real", "ratio", "agree", "verdict"' + extra_cols
+    return [
+        (M, "## Model vs real CPython\n\n" + intro.strip("\n") + """
+
+When Python or one of its packages is missing, the cell says which Debian packages to install and
+this section is skipped; the rest of the notebook does not depend on it."""),
+        (C, ("var %s *frame.Frame\n" % var) + compute.strip("\n") + ("""
+if err != nil && errors.Is(err, cpython.ErrUnavailable) {
+	fmt.Println("Skipping the real-CPython comparison:", err)
+} else if err != nil {
+	panic(err)
+} else {
+	%s = cmp
+	fmt.Printf("%%s, %%v CPUs; packages: %%s\\n", %s.Text("python", 0), %s.Float("cpus", 0), %s.Text("packages", 0))
+}""" % (var, var, var, var))),
+        (C, """if %s != nil {
+	var shown *frame.Frame
+	shown, err = %s.Select(%s)
+	if err != nil {
+		panic(err)
+	}
+	display.Show(shown)
+	display.Show(charts.ModelVsReal(%s, "%s"))
+	agreeing := 0
+	for _, a := range %s.Floats("agree") {
+		if a == 1 {
+			agreeing++
+		}
+	}
+	fmt.Printf("Model vs real CPython: %%d of %%d comparisons agree.\\n", agreeing, %s.Len())
+}""" % (var, var, cols, var, metric, var, var)),
+    ]
+
 M, C = "markdown", "code"
 
 nb("00-quickstart", [
@@ -78,14 +113,17 @@ It also says that 100 concurrent requests to `/sync-sleep` take ~3 s, because th
 (three waves). Here the model runs each endpoint for real. `conclab run --quick` shortens the wait
 from 1 s to 0.2 s; the shape is compared in *waits* (batch time / one wait), which does not depend on it."""),
  (C, """import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
 
 	"github.com/conclab/conclab/bench"
+	"github.com/conclab/conclab/bench/cpython"
 	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/bench/load"
 	"github.com/conclab/conclab/charts"
+	"github.com/conclab/conclab/display"
 	"github.com/conclab/conclab/kernel/cell"
 )
 
@@ -148,6 +186,19 @@ if err != nil {
 waves := res100.Summary.Float("elapsed_s", 0) / wait.Seconds()
 fmt.Printf("100 concurrent on /sync-sleep: %.2f s = %.2f waits (source: ~3 s, three waves)\\n", res100.Summary.Float("elapsed_s", 0), waves)
 res100.Summary"""),
+ *real_section("real001", """
+The same four endpoints as a real FastAPI app under `python3 -m uvicorn`, hit by the source's own
+kind of client (httpx, a Python process), next to the model's prediction for the same burst. The
+model runs with this machine's CPU count, so `/offload` (asyncio's default executor of
+min(32, CPUs + 4) threads) takes two waves of 10 requests on a 2-CPU machine and one on the
+source's 8-core laptop. `fixed` is the real stack's own cost at zero wait; agreement is within ±10 %
+of the band [model, model + fixed].""", """
+realCases := []cpython.Case001{}
+for _, ep := range cpython.Endpoints001 {
+	realCases = append(realCases, cpython.Case001{Endpoint: ep, N: 10, Wait: wait})
+}
+realCases = append(realCases, cpython.Case001{Endpoint: cpython.SyncSleep, N: 100, Wait: wait})
+cmp, err := cpython.Compare001(cell.Context(), cpython.Options{}, realCases)""", "elapsed_s"),
  (M, """## Shape check
 
 Does the source's shape hold? `/async-block` ≈ 10 waits, the others ≈ 1 wait, and 100 concurrent
@@ -192,14 +243,17 @@ GIL-holding burn of 200 ms (100 ms with `--quick`); results are compared in wait
 2-worker speed-up, which do not depend on those sizes. This machine has 2 shared cores, so the
 CPU speed-up is noisy."""),
  (C, """import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
 
 	"github.com/conclab/conclab/bench"
+	"github.com/conclab/conclab/bench/cpython"
 	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/bench/load"
 	"github.com/conclab/conclab/charts"
+	"github.com/conclab/conclab/display"
 	"github.com/conclab/conclab/kernel/cell"
 )
 
@@ -263,6 +317,23 @@ if err != nil {
 }
 cpuSum"""),
  (C, """charts.Latency(cpuRes.Summary)"""),
+ *real_section("realIO", """
+### I/O
+
+The source's Flask and FastAPI apps under real gunicorn (gthread workers for Flask, uvicorn workers
+for FastAPI), a burst of 10 I/O requests, next to the model. Agreement is within ±10 %.""", """
+cmp, err := cpython.Compare003(cell.Context(), cpython.Options{}, cpython.ModeIO, cpython.Cases003IO, 10, wait, 0, nil)""", "elapsed_s"),
+ *real_section("realCPU", """
+### CPU
+
+The real `sum(x**2 for x in range(n))` under gunicorn, and the model burning the CPU time that sum
+was measured to cost on this machine's CPython (calibrated first), holding the GIL as CPython does.
+Agreement is within ±25 %; on a shared 2-core machine the two-worker rows are the noisiest.""", """
+sumN := 3_000_000
+if os.Getenv("CONCLAB_QUICK") != "" {
+	sumN = 1_000_000
+}
+cmp, err := cpython.Compare003(cell.Context(), cpython.Options{BestOf: 2}, cpython.ModeCPU, cpython.Cases003CPU, 10, 0, sumN, nil)""", "elapsed_s"),
  (M, """## Shape check
 
 I/O: 1w x 5t ≈ 2 waits, 1w x 10t and FastAPI ≈ 1 wait. CPU: one worker serialises the ten burns
@@ -333,13 +404,16 @@ Arithmetic says 100 workers should take about one wait; the article's 3–8 s re
 thread and connection overheads. Here a real downstream runs on loopback (200 ms; 50 ms with
 `--quick`) and the calls are made for real; times are compared in waits (total / one latency)."""),
  (C, """import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
 
+	"github.com/conclab/conclab/bench/cpython"
 	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/bench/workload"
 	"github.com/conclab/conclab/charts"
+	"github.com/conclab/conclab/display"
 	"github.com/conclab/conclab/kernel/cell"
 )
 
@@ -391,6 +465,16 @@ fmt.Println("peak calls in flight at the downstream:", down.PeakInFlight())
 down.Close()
 measured"""),
  (C, """charts.SourceVsMeasured(source, measured, "waits").LogY()"""),
+ *real_section("real002", """
+The source's clients as real Python processes — a `requests` loop, `ThreadPoolExecutor` of 100 and of 30,
+and `aiohttp` with `asyncio.gather` — against a real FastAPI `/health` that waits the same latency,
+next to the model of each client (one thread, a pool of threads, one event loop). Agreement is within
+±10 % of [model, model + the real client's own cost at zero wait].""", """
+n002 := 100
+if os.Getenv("CONCLAB_QUICK") != "" {
+	n002 = 40
+}
+cmp, err := cpython.Compare002(cell.Context(), cpython.Options{}, latency, cpython.Cases002(n002))""", "elapsed_s"),
  (M, """## Shape check
 
 Sequential ≈ 100 waits; a pool of 30 ≈ 4 waves; a pool of 100 and all-at-once ≈ 1 wait.
@@ -430,14 +514,17 @@ calibrated steps (docs/strategies.md): 100 ms of CPU, of which 20 ms holds the G
 GIL-free like Pillow's C code, then a 5 ms insert. 10 VUs keep the load under the machine's two cores.
 `--quick` runs 3 s instead of 10 s; the per-request work is unchanged."""),
  (C, """import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
 
 	"github.com/conclab/conclab/bench"
+	"github.com/conclab/conclab/bench/cpython"
 	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/bench/load"
 	"github.com/conclab/conclab/charts"
+	"github.com/conclab/conclab/display"
 	"github.com/conclab/conclab/kernel/cell"
 )
 
@@ -473,10 +560,23 @@ if err != nil {
 sum"""),
  (C, """charts.SourceVsMeasured(source, res.Summary, "avg_ms")"""),
  (C, """charts.Latency(res.Summary)"""),
+ *real_section("real000", """
+The source's app — four `/commiter/upload_*` endpoints in FastAPI, Pillow doing the conversion, the
+path inserted into SQLite (or MySQL with `CONCLAB_MYSQL_DSN`) — under real uvicorn, loaded by k6-style
+closed VUs uploading a generated image. The model runs the per-step costs calibrated on the same
+image with this machine's CPython first (the Pillow pipeline's CPU time and the share that holds the
+GIL), so both sides do the same amount of work. A 1920x1080 image keeps the run short; agreement is
+within ±25 % on throughput and mean latency, and both should put asyncio last.""", """
+upDur := 5 * time.Second
+if os.Getenv("CONCLAB_QUICK") != "" {
+	upDur = 1500 * time.Millisecond
+}
+cmp, err := cpython.Compare000Upload(cell.Context(), cpython.Options{}, nil, nil, cpython.ImageSize{Width: 1920, Height: 1080}, 8, upDur, 200*time.Millisecond)""", "avg_ms"),
  (M, """## Shape check
 
-asyncio is the slowest and blocks its loop for a whole conversion; ThreadPool is within 2x of sync;
-nothing is dramatically (more than 3x) faster than sync. Unlike the source, ProcessPool usually comes out
+asyncio is the slowest and blocks its loop for a whole conversion; ThreadPool is no faster than sync
+and at most 2.5x slower — its executor has min(32, CPUs + 4) = 6 threads on this 2-CPU machine for
+10 VUs, where the source's 8-core laptop had 12, so a few uploads queue for a thread; nothing is dramatically (more than 3x) faster than sync. Unlike the source, ProcessPool usually comes out
 somewhat *faster* than sync here (1.5–2x): the modelled pipe carries no 1.4 MB image, so it pays
 little IPC, and its workers hold no GIL — a difference worth knowing, not hiding."""),
  (C, """var failed []string
@@ -498,7 +598,7 @@ check("asyncio slowest (asyncio avg / sync avg)", slowest && avg["asyncio"] > 1.
 blocked := res.Summary.Where("strategy", "asyncio").Float("loop_blocked_max_ms", 0)
 check("asyncio loop blocked for a conversion (max ms)", blocked >= 80, blocked)
 r := avg["ThreadPool"] / avg["sync"]
-check("ThreadPool ≈ sync (avg ratio 0.5–2)", r >= 0.5 && r <= 2, r)
+check("ThreadPool ≈ sync (avg ratio 0.5–2.5)", r >= 0.5 && r <= 2.5, r)
 best := avg["sync"]
 for _, v := range avg {
 	if v < best {
@@ -512,20 +612,299 @@ if len(failed) > 0 {
 fmt.Println("Source 000's shape held: CPU work on the event loop makes asyncio the slowest; threads and processes are no dramatic win over sync.")"""),
 ])
 
-nb("go-native", [
- (M, """# Go-native strategies
+nb("000-print", [
+ (M, """# 000 — `print()` per request (the chapter's recap)
 
-The same lab, with Go's own server styles instead of the Python model: a goroutine per request,
-a semaphore of 10, and one request at a time. 100 requests arrive at once, each waiting on I/O
-(100 ms; 20 ms with `--quick`). Arithmetic: goroutines ≈ 1 wait, bounded 10 ≈ 10 waves, serial ≈ 100
-waits; then a CPU burst shows goroutines use every core, with no GIL."""),
+Before the image upload, source 000 recaps its previous chapter: a FastAPI app under uvicorn with
+`PYTHONUNBUFFERED=1`, so every `print()` is a `write()` system call made on the event loop. k6, 100 VUs
+for 10 s:
+
+| endpoint | avg | req/s |
+|---|---|---|
+| `doPrint` (sync print) | 2,160 ms | 29 |
+| `doPrintAsync` (async print) | 411 ms | 70.8 |
+| `dontPrint` (no print) | 15.4 ms | 98 |
+
+The question: why does one line of logging per step make an `async def` server slow? Because the
+handler never awaits: each `write()` blocks the one event loop, and every other request waits behind
+it. Here three `async def` handlers print the same lines for real — a `write(2)` per line into a pipe
+(a terminal that keeps up), lines queued for one background writer that batches them, or nothing — and
+closed VUs load them. The source's code for this chapter is not in the excerpt; this is the lab's
+reading of "sync print" vs "async print". `--quick` runs 20 VUs for 1.5 s instead of 100 VUs for 10 s."""),
  (C, """import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
 
 	"github.com/conclab/conclab/bench"
+	"github.com/conclab/conclab/bench/cpython"
+	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/bench/load"
+	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/bench/strategy"
+	"github.com/conclab/conclab/bench/workload"
+	"github.com/conclab/conclab/charts"
+	"github.com/conclab/conclab/display"
+	"github.com/conclab/conclab/kernel/cell"
+)
+
+vus, duration, lines := 100, 10*time.Second, 1000
+if os.Getenv("CONCLAB_QUICK") != "" {
+	vus, duration = 20, 1500*time.Millisecond
+}
+fmt.Printf("%d VUs for %v, %d lines printed per request\\n", vus, duration, lines)"""),
+ (M, "## The source's table"),
+ (C, """source := frame.New("source 000: print per request, k6 100 VUs 10 s")
+source.MustAppend(frame.Row{"strategy": "/doPrint", "avg_ms": 2160.0, "rps": 29.0, "rps_vs_none": 29.0 / 98})
+source.MustAppend(frame.Row{"strategy": "/doPrintAsync", "avg_ms": 411.0, "rps": 70.8, "rps_vs_none": 70.8 / 98})
+source.MustAppend(frame.Row{"strategy": "/dontPrint", "avg_ms": 15.4, "rps": 98.0, "rps_vs_none": 1.0})
+source"""),
+ (M, """## Measured
+
+One printer per endpoint (`workload.NewPrinter`: `sync` is a `write(2)` per line, `async` a queue drained
+by one writer, `none` nothing), each wrapped as the handler's step with `strategy.Print`. All three
+servers are the same `async def` handler style; only what the handler does differs, so each strategy
+gets its own workload."""),
+ (C, """// A pipe per printing endpoint: a terminal that keeps up with its output.
+syncSink, err := workload.OpenSink("pipe")
+if err != nil {
+	panic(err)
+}
+asyncSink, err := workload.OpenSink("pipe")
+if err != nil {
+	panic(err)
+}
+syncPrinter, err := workload.NewPrinter(workload.PrintSync, syncSink, 0)
+if err != nil {
+	panic(err)
+}
+asyncPrinter, err := workload.NewPrinter(workload.PrintAsync, asyncSink, 0)
+if err != nil {
+	panic(err)
+}
+nonePrinter, err := workload.NewPrinter(workload.PrintNone, nil, 0)
+if err != nil {
+	panic(err)
+}
+workloads := map[string]pymodel.Workload{
+	"/doPrint":      bench.Steps(strategy.Print(syncPrinter, lines, "doPrint line")),
+	"/doPrintAsync": bench.Steps(strategy.Print(asyncPrinter, lines, "doPrintAsync line")),
+	"/dontPrint":    bench.Steps(strategy.Print(nonePrinter, lines, "dontPrint line")),
+}
+strategies, err := bench.Presets("/doPrint", "/doPrintAsync", "/dontPrint")
+if err != nil {
+	panic(err)
+}
+res, runErr := bench.Run(cell.Context(), bench.Experiment{
+	Name:       "000: print per request",
+	Strategies: strategies,
+	Workloads:  workloads,
+	Load:       load.Closed{VUs: vus, Duration: duration},
+	Pause:      100 * time.Millisecond,
+})
+// Printers before their sinks.
+syncPrinter.Close()
+asyncPrinter.Close()
+nonePrinter.Close()
+syncSink.Close()
+asyncSink.Close()
+if runErr != nil {
+	panic(runErr)
+}
+none := res.Summary.Where("strategy", "/dontPrint").Float("rps", 0)
+measured := frame.New("measured: print per request")
+for i := 0; i < res.Summary.Len(); i++ {
+	measured.MustAppend(frame.Row{
+		"strategy":            res.Summary.Text("strategy", i),
+		"count":               res.Summary.Float("count", i),
+		"errors":              res.Summary.Float("errors", i),
+		"avg_ms":              res.Summary.Float("avg_ms", i),
+		"p95_ms":              res.Summary.Float("p95_ms", i),
+		"rps":                 res.Summary.Float("rps", i),
+		"rps_vs_none":         res.Summary.Float("rps", i) / none,
+		"loop_blocked_ms":     res.Summary.Float("loop_blocked_ms", i),
+		"loop_blocked_max_ms": res.Summary.Float("loop_blocked_max_ms", i),
+	})
+}
+measured"""),
+ (M, """Throughput relative to `dontPrint` compares the source's laptop with this machine: absolute req/s
+depend on the machine and on how many lines a request prints, the ratio much less."""),
+ (C, """charts.SourceVsMeasured(source, measured, "rps_vs_none")"""),
+ (C, """charts.Latency(res.Summary).LogY()"""),
+ *real_section("realPrint", """
+The same three endpoints as a real FastAPI app under uvicorn with `PYTHONUNBUFFERED=1` (its stdout a
+log file), next to the model's three servers, both loaded by the same closed-VU client. CPython spends
+far more per request than the model's Go, so the absolute figures differ; what must agree is the
+source's finding — `/doPrint` is the slowest endpoint, the other two faster.""", """
+realVUs, realDur := 20, 2*time.Second
+if os.Getenv("CONCLAB_QUICK") != "" {
+	realVUs, realDur = vus, duration
+}
+cmp, err := cpython.Compare000Print(cell.Context(), cpython.Options{}, lines, realVUs, realDur)""", "avg_ms"),
+ (M, """## Shape check
+
+The source's shape: printing a line per `write()` on the event loop is the slowest (its throughput well
+under the no-print endpoint's), the async writer sits between, and `doPrint` blocks the event loop
+for much longer per request than the handler that prints nothing."""),
+ (C, """var failed []string
+row := func(name string) int {
+	for i := 0; i < measured.Len(); i++ {
+		if measured.Text("strategy", i) == name {
+			return i
+		}
+	}
+	panic("no row for " + name)
+}
+check := func(what string, ok bool, got float64) {
+	fmt.Printf("%-48s %8.2f: %v\\n", what, got, ok)
+	if !ok {
+		failed = append(failed, what)
+	}
+}
+sp, ap, np := row("/doPrint"), row("/doPrintAsync"), row("/dontPrint")
+blockedPer := func(i int) float64 { return measured.Float("loop_blocked_ms", i) / measured.Float("count", i) }
+for i := 0; i < measured.Len(); i++ {
+	if measured.Float("errors", i) != 0 || measured.Float("count", i) == 0 {
+		failed = append(failed, "errors or no requests on "+measured.Text("strategy", i))
+	}
+}
+check("doPrint throughput / dontPrint (want < 0.5)", measured.Float("rps_vs_none", sp) < 0.5, measured.Float("rps_vs_none", sp))
+check("doPrint avg / doPrintAsync avg (want > 1.5)", measured.Float("avg_ms", sp) > 1.5*measured.Float("avg_ms", ap), measured.Float("avg_ms", sp)/measured.Float("avg_ms", ap))
+check("doPrintAsync throughput / dontPrint (want > doPrint's)", measured.Float("rps_vs_none", ap) > measured.Float("rps_vs_none", sp), measured.Float("rps_vs_none", ap))
+check("loop blocked per request: doPrint / dontPrint (want > 2)", blockedPer(sp) > 2*blockedPer(np), blockedPer(sp)/(blockedPer(np)+0.000001))
+if len(failed) > 0 {
+	panic(fmt.Sprintf("source 000's print shape did NOT hold for %v", failed))
+}
+fmt.Println("Source 000's print shape held: a write() per line on the event loop makes doPrint the slowest; an async writer and no print are both far faster.")"""),
+])
+
+nb("004-db-order", [
+ (M, """# 004 — sync and async clients x sync and async apps, and the order of the rows
+
+Source 004 (a blog post on asyncio with pytest) sends 26 POSTs — emails `A@A` … `Z@Z` plus a password —
+to an app that inserts each into MySQL, and looks at the time and at the order the rows landed in:
+
+| client / app | time | rows in the DB |
+|---|---|---|
+| sync client / sync app | ~18 s | in order A..Z |
+| "async" client calling a blocking HTTP library inside `async def` / sync app | ~19 s | in order |
+| real async client (aiohttp) / sync app | ~20 % of sync (~3.6 s) | shuffled |
+| sync client / async app (async DB session) | ~16 s | in order |
+| async client / async app | > 4 s | shuffled |
+
+The finding: `async def` without an awaitable I/O call gains nothing, and the row order shows whether
+requests really overlapped. Here the model runs both apps (a `def` handler on the thread pool, an
+`async def` handler awaiting its database) with a wait inside each insert standing in for the source's
+slow database (~0.7 s a request; 100 ms here, 30 ms with `--quick`), inserting into SQLite — or into
+MariaDB/MySQL when `CONCLAB_MYSQL_DSN` is set — and each client posts for real over HTTP from a modelled
+Python process: one thread in a loop, coroutines around a blocking call, or coroutines awaiting aiohttp."""),
+ (C, """import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/conclab/conclab/bench/cpython"
+	"github.com/conclab/conclab/bench/frame"
+	"github.com/conclab/conclab/charts"
+	"github.com/conclab/conclab/display"
+	"github.com/conclab/conclab/kernel/cell"
+)
+
+delay := 100 * time.Millisecond
+if os.Getenv("CONCLAB_QUICK") != "" {
+	delay = 30 * time.Millisecond
+}
+dsn := os.Getenv("CONCLAB_MYSQL_DSN")
+backend := "SQLite"
+if dsn != "" {
+	backend = "MariaDB/MySQL"
+}
+fmt.Println("wait inside each insert =", delay, "; database:", backend)"""),
+ (M, "## The source's table"),
+ (C, """source := frame.New("source 004: 26 posts")
+source.MustAppend(frame.Row{"strategy": "sync client / sync app", "elapsed_s": 18.0, "vs_sync": 1.0, "rows": "in order"})
+source.MustAppend(frame.Row{"strategy": "async def + requests / sync app", "elapsed_s": 19.0, "vs_sync": 19.0 / 18, "rows": "in order"})
+source.MustAppend(frame.Row{"strategy": "aiohttp client / sync app", "elapsed_s": 3.6, "vs_sync": 0.2, "rows": "shuffled"})
+source.MustAppend(frame.Row{"strategy": "sync client / async app", "elapsed_s": 16.0, "vs_sync": 16.0 / 18, "rows": "in order"})
+source.MustAppend(frame.Row{"strategy": "aiohttp client / async app", "elapsed_s": 4.0, "vs_sync": 4.0 / 18, "rows": "shuffled"})
+source"""),
+ (M, """## Measured on the model
+
+Every client against every app; `order` is the first letter of each row in the order the rows reached
+the database, `in_order` is 1 when that is A..Z, as sent."""),
+ (C, """model, err := cpython.Model004(cell.Context(), dsn, delay, 26)
+if err != nil {
+	panic(err)
+}
+shown, err := model.Select("strategy", "errors", "elapsed_s", "vs_sync", "avg_ms", "rows", "order", "in_order")
+if err != nil {
+	panic(err)
+}
+shown"""),
+ (C, """charts.SourceVsMeasured(source, model, "vs_sync")"""),
+ *real_section("real004", """
+The source's two apps as real FastAPI apps under uvicorn (PyMySQL in a `def` handler; an `async def`
+handler awaiting aiomysql, or `asyncio.to_thread` for SQLite), each hit by the source's three clients as
+real Python processes (`requests` in a loop, `requests` inside gathered coroutines, `aiohttp` gathered),
+next to the model. Agreement on the time is within ±10 % of [model, model + the real stack's cost at zero
+wait]; the row orders of both sides are in the table.""", """
+cmp, err := cpython.Compare004(cell.Context(), cpython.Options{}, &cpython.DB{MySQLDSN: dsn}, delay, 26)""", "elapsed_s", ', "model_order", "real_order"'),
+ (M, """## Shape check
+
+Clients that send one post at a time take 26 waits and leave the rows in order, on either app — the
+coroutines around a blocking library included; the aiohttp client overlaps its posts and takes a fraction
+of that on both apps. Whether overlapping rows land shuffled is shown, not required: on the async app one
+event loop serves the posts first in, first out, so they can land nearly in order."""),
+ (C, """var failed []string
+seq := 26 * delay.Seconds()
+for i := 0; i < model.Len(); i++ {
+	name, el := model.Text("strategy", i), model.Float("elapsed_s", i)
+	ok := model.Float("errors", i) == 0 && model.Float("rows", i) == 26
+	want := "≈ 26 waits, in order"
+	if model.Text("client", i) == "aiohttp client" {
+		want = "under a quarter of 26 waits"
+		ok = ok && el < 0.25*seq
+	} else {
+		ok = ok && model.Float("in_order", i) == 1 && el >= 0.95*seq && el <= 1.6*seq
+	}
+	shuffled := "in order"
+	if model.Float("in_order", i) != 1 {
+		shuffled = "shuffled"
+	}
+	fmt.Printf("%-34s %6.2f waits, rows %-8s (want %s): %v\\n", name, el/delay.Seconds(), shuffled, want, ok)
+	if !ok {
+		failed = append(failed, name)
+	}
+}
+if len(failed) > 0 {
+	panic(fmt.Sprintf("source 004's shape did NOT hold for %v", failed))
+}
+fmt.Println("Source 004's shape held: async def around a blocking client gains nothing; only a client that awaits overlaps the posts, and the row order shows it.")"""),
+])
+
+nb("go-native", [
+ (M, """# Go-native strategies
+
+The same questions answered the Go way. First Go's own server styles instead of the Python model: a
+goroutine per request, a semaphore of 10, and one request at a time; 100 requests arrive at once, each
+waiting on I/O (100 ms; 20 ms with `--quick`). Arithmetic: goroutines ≈ 1 wait, bounded 10 ≈ 10 waves,
+serial ≈ 100 waits. Then source 002's fan-out written in a cell with goroutines, an errgroup-style first
+error, and a semaphore; and CPU work, where goroutines use every core — there is no GIL — as far as
+`GOMAXPROCS` lets them."""),
+ (C, """import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/conclab/conclab/bench"
+	"github.com/conclab/conclab/bench/frame"
+	"github.com/conclab/conclab/bench/load"
+	"github.com/conclab/conclab/bench/workload"
 	"github.com/conclab/conclab/charts"
 	"github.com/conclab/conclab/kernel/cell"
 )
@@ -553,6 +932,121 @@ if err != nil {
 }
 sum"""),
  (C, """charts.Latency(res.Summary)"""),
+ (M, """## Fan-out the Go way
+
+Source 002's client in Go: 100 calls to a downstream that waits, all at once (a goroutine each, the
+first error cancelling the rest, as `errgroup` does), through a semaphore (a buffered channel) of 30 or
+10, or one at a time. The code is the cell's own: nothing hidden."""),
+ (C, """// fanOut calls url n times with at most limit calls in flight (0: no
+// limit). The first failure cancels the calls still running and is
+// returned, as errgroup.Group does.
+fanOut := func(ctx context.Context, url string, n, limit int) (time.Duration, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	var once sync.Once
+	var firstErr error
+	sem := make(chan struct{}, n)
+	if limit > 0 {
+		sem = make(chan struct{}, limit)
+	}
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			_, callErr := workload.CallDownstream(ctx, nil, url)
+			if callErr != nil {
+				once.Do(func() {
+					firstErr = callErr
+					cancel()
+				})
+			}
+		}()
+	}
+	wg.Wait()
+	return time.Since(start), firstErr
+}
+
+down, err := workload.StartDownstream(cell.Context(), wait)
+if err != nil {
+	panic(err)
+}
+fan := frame.New("Go fan-out: 100 calls")
+for _, limit := range []int{0, 30, 10, 1} {
+	name := fmt.Sprintf("semaphore %d", limit)
+	if limit == 0 {
+		name = "all at once (errgroup)"
+	} else if limit == 1 {
+		name = "one at a time"
+	}
+	var el time.Duration
+	var ferr error
+	el, ferr = fanOut(cell.Context(), down.HealthURL(), 100, limit)
+	if ferr != nil {
+		panic(ferr)
+	}
+	fan.MustAppend(frame.Row{"strategy": name, "limit": limit, "elapsed_s": el.Seconds(), "waits": el.Seconds() / wait.Seconds()})
+}
+// The first error cancels the rest: a downstream answering 400 stops the fan-out at once.
+var badErr error
+_, badErr = fanOut(cell.Context(), down.HealthURL()+"?ms=oops", 100, 0)
+fmt.Println("with a failing downstream:", badErr)
+down.Close()
+fan"""),
+ (C, """// One line: how long 100 calls take against how many may be in flight.
+fanLine := frame.New("Go fan-out: 100 calls")
+for i := 0; i < fan.Len(); i++ {
+	inFlight := fan.Float("limit", i)
+	if inFlight == 0 {
+		inFlight = 100
+	}
+	fanLine.MustAppend(frame.Row{"strategy": "Go fan-out", "in_flight": inFlight, "waits": fan.Float("waits", i)})
+}
+charts.Sweep(fanLine, "in_flight", "waits").LogX().LogY()"""),
+ (M, """## CPU: goroutines and GOMAXPROCS
+
+Twenty requests at once, each burning 40 ms of CPU (20 ms with `--quick`) on the goroutine strategy,
+with `GOMAXPROCS` set to 1 and then to every CPU. With one P the burns run one after another, as under a
+GIL; with two they overlap. Each setting keeps the faster of two bursts."""),
+ (C, """burn := 40 * time.Millisecond
+if os.Getenv("CONCLAB_QUICK") != "" {
+	burn = 20 * time.Millisecond
+}
+goroutines, err := bench.Presets("goroutines")
+if err != nil {
+	panic(err)
+}
+elapsedWith := func(procs int) float64 {
+	prev := runtime.GOMAXPROCS(procs)
+	defer runtime.GOMAXPROCS(prev)
+	best := 0.0
+	for try := 0; try < 2; try++ {
+		r, runErr := bench.Run(cell.Context(), bench.Experiment{
+			Name:       fmt.Sprintf("GOMAXPROCS=%d", procs),
+			Strategies: goroutines,
+			Workload:   bench.Steps(bench.BurnNoGIL(burn)),
+			Load:       load.Burst{N: 20},
+		})
+		if runErr != nil {
+			panic(runErr)
+		}
+		el := r.Summary.Float("elapsed_s", 0)
+		if best == 0 || el < best {
+			best = el
+		}
+	}
+	return best
+}
+cpus := runtime.NumCPU()
+cpuFrame := frame.New("goroutines: 20 CPU burns at once")
+for _, procs := range []int{1, cpus} {
+	el := elapsedWith(procs)
+	cpuFrame.MustAppend(frame.Row{"strategy": fmt.Sprintf("GOMAXPROCS=%d", procs), "gomaxprocs": procs, "elapsed_s": el, "serial_burns": el / burn.Seconds()})
+}
+cpuFrame"""),
  (M, "## Shape check"),
  (C, """want := map[string][2]float64{"goroutines": {0.9, 3}, "bounded 10": {9, 14}, "serial": {90, 130}}
 var failed []string
@@ -561,15 +1055,42 @@ for i := 0; i < res.Summary.Len(); i++ {
 	w := res.Summary.Float("elapsed_s", i) / wait.Seconds()
 	lim := want[name]
 	ok := w >= lim[0] && w <= lim[1] && res.Summary.Float("errors", i) == 0
-	fmt.Printf("%-11s %7.2f waits (want %.1f–%.1f): %v\\n", name, w, lim[0], lim[1], ok)
+	fmt.Printf("%-24s %7.2f waits (want %.1f–%.1f): %v\\n", name, w, lim[0], lim[1], ok)
 	if !ok {
 		failed = append(failed, name)
+	}
+}
+wantFan := map[int][2]float64{0: {0.9, 3}, 30: {3.6, 7}, 10: {9, 14}, 1: {90, 130}}
+for i := 0; i < fan.Len(); i++ {
+	lim := wantFan[int(fan.Float("limit", i))]
+	w := fan.Float("waits", i)
+	ok := w >= lim[0] && w <= lim[1]
+	fmt.Printf("%-24s %7.2f waits (want %.1f–%.1f): %v\\n", fan.Text("strategy", i), w, lim[0], lim[1], ok)
+	if !ok {
+		failed = append(failed, fan.Text("strategy", i))
+	}
+}
+if badErr == nil {
+	failed = append(failed, "a failing fan-out returned no error")
+}
+one := cpuFrame.Float("serial_burns", 0)
+okOne := one >= 18 && one <= 40
+fmt.Printf("%-24s %7.2f burns (want 18–40: one at a time): %v\\n", "GOMAXPROCS=1", one, okOne)
+if !okOne {
+	failed = append(failed, "GOMAXPROCS=1")
+}
+if cpus >= 2 {
+	speedup := cpuFrame.Float("elapsed_s", 0) / cpuFrame.Float("elapsed_s", 1)
+	okSp := speedup >= 1.3
+	fmt.Printf("%-24s %7.2f (want ≥ 1.3 with %d CPUs): %v\\n", "speed-up of all CPUs", speedup, cpus, okSp)
+	if !okSp {
+		failed = append(failed, "CPU speed-up")
 	}
 }
 if len(failed) > 0 {
 	panic(fmt.Sprintf("the Go-native shape did NOT hold for %v", failed))
 }
-fmt.Println("Shape held: goroutines take one wait, a semaphore of 10 ten waves, serial a hundred waits.")"""),
+fmt.Println("Shape held: goroutines take one wait, a semaphore of N takes 100/N waves, serial a hundred waits; CPU work spreads over every P that GOMAXPROCS allows.")"""),
 ])
 
 nb("byo-server", [

@@ -155,6 +155,11 @@ func Client004Label(mode string) string {
 // table. The row adds order (first letters in table order), in_order (1 when
 // the rows landed as sent) and rows.
 func Client004(ctx context.Context, opts Options, base, mode string, n int) (*frame.Frame, error) {
+	return client004(ctx, opts, base, mode, n, "")
+}
+
+// client004 is Client004 adding query (e.g. "delay=0") to every POST.
+func client004(ctx context.Context, opts Options, base, mode string, n int, query string) (*frame.Frame, error) {
 	if n <= 0 || n > 1000 {
 		return nil, fmt.Errorf("cpython: Client004: n must be in 1..1000, got %d", n)
 	}
@@ -170,7 +175,7 @@ func Client004(ctx context.Context, opts Options, base, mode string, n int) (*fr
 	if err != nil {
 		return nil, err
 	}
-	m, err := RunScript(ctx, opts, "client004.py", "--base", base, "--mode", mode, "--n", strconv.Itoa(n))
+	m, err := RunScript(ctx, opts, "client004.py", "--base", base, "--mode", mode, "--n", strconv.Itoa(n), "--query", query)
 	if err != nil {
 		return nil, err
 	}

@@ -37,3 +37,28 @@ func TestSource000Print(t *testing.T) {
 		return true, ""
 	})
 }
+
+// The model and real CPython agree on source 000's print finding: /doPrint
+// is the slowest endpoint, the others faster.
+func TestCompare000Print(t *testing.T) {
+	needPython(t, "fastapi", "uvicorn")
+	if testing.Short() {
+		t.Skip("real-process timing test")
+	}
+	retryOnce(t, "compare 000 print", func() (bool, string) {
+		a, err := Compare000Print(context.Background(), Options{}, 2000, 10, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < a.Len(); i++ {
+			t.Logf("%-13s %-6s model %8.2f real %8.2f: %s", a.Text("strategy", i), a.Text("metric", i), a.Float("model", i), a.Float("real", i), a.Text("verdict", i))
+		}
+		if a.Len() != 6 || !AllAgree(a) {
+			return false, "model and real disagree on the slowest endpoint"
+		}
+		return true, ""
+	})
+	if _, err := PrintMode000("/nope"); err == nil {
+		t.Fatal("PrintMode000 of an unknown endpoint: no error")
+	}
+}

@@ -71,3 +71,80 @@ func TestSource004(t *testing.T) {
 		}
 	}
 }
+
+// Source 004 on the model alone (no Python needed): clients that post one
+// at a time take n waits and leave the rows in order on both apps; the
+// aiohttp client overlaps its posts on both apps.
+func TestModel004(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing test")
+	}
+	const delay, n = 40 * time.Millisecond, 26
+	retryOnce(t, "model 004", func() (bool, string) {
+		f, err := Model004(context.Background(), "", delay, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Len() != len(Apps004)*len(Clients004) {
+			t.Fatalf("%d rows, want %d", f.Len(), len(Apps004)*len(Clients004))
+		}
+		for i := 0; i < f.Len(); i++ {
+			name, el := f.Text("strategy", i), f.Float("elapsed_s", i)
+			t.Logf("%-34s %.3fs rows %s", name, el, f.Text("order", i))
+			if f.Float("errors", i) != 0 || f.Float("rows", i) != n {
+				return false, fmt.Sprintf("%s: errors %v, rows %v", name, f.Float("errors", i), f.Float("rows", i))
+			}
+			seq := n * delay.Seconds()
+			if f.Text("client", i) == Client004Label(AiohttpClient) {
+				if el > 0.25*seq {
+					return false, fmt.Sprintf("%s: %.3fs, want well under the %.3fs of %d serial waits", name, el, seq, n)
+				}
+				continue
+			}
+			if f.Float("in_order", i) != 1 || el < 0.95*seq || el > 1.5*seq {
+				return false, fmt.Sprintf("%s: %.3fs, in_order %v; want ≈ %.3fs and in order", name, el, f.Float("in_order", i), seq)
+			}
+		}
+		return true, ""
+	})
+}
+
+// Compare004 agrees with real CPython on every client x app within the
+// sleep tolerance (SQLite). Ten posts with a 200 ms wait each keep the
+// overlapping runs (one wait) long enough for ±10 % to be above the noise
+// of a shared machine.
+func TestCompare004(t *testing.T) {
+	needPython(t, "fastapi", "uvicorn", "requests", "aiohttp", "pymysql", "aiomysql")
+	if testing.Short() {
+		t.Skip("real-process timing test")
+	}
+	retryOnce(t, "compare 004", func() (bool, string) {
+		a, err := Compare004(context.Background(), Options{}, nil, 200*time.Millisecond, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < a.Len(); i++ {
+			t.Logf("%-34s %s (orders: model %s, real %s)", a.Text("strategy", i), a.Text("verdict", i), a.Text("model_order", i), a.Text("real_order", i))
+		}
+		if a.Len() != 6 || !AllAgree(a) {
+			return false, "model and real disagree"
+		}
+		return true, ""
+	})
+}
+
+func TestEmails004(t *testing.T) {
+	got := Emails004(28)
+	if got[0] != "A@A" || got[25] != "Z@Z" || got[26] != "AA@AA" || got[27] != "BB@BB" {
+		t.Fatalf("Emails004(28) = %v", got)
+	}
+	if len(Emails004(0)) != 0 || len(Emails004(-1)) != 0 {
+		t.Fatal("Emails004 of n <= 0 is not empty")
+	}
+	if _, err := Model004(context.Background(), "", time.Millisecond, 0); err == nil {
+		t.Fatal("Model004 with n = 0: no error")
+	}
+	if _, err := Model004(context.Background(), "", -time.Millisecond, 3); err == nil {
+		t.Fatal("Model004 with a negative delay: no error")
+	}
+}

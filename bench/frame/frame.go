@@ -166,7 +166,8 @@ func toNumber(v any) (float64, bool) {
 }
 
 // Append adds one row. New column names become new columns (earlier rows get
-// NaN or ""). Columns the row does not mention get NaN or "". A value of
+// NaN or ""): new label columns first, then new number columns, each in
+// sorted order. Columns the row does not mention get NaN or "". A value of
 // the wrong kind for an existing column is an error naming the column, and
 // the frame is left unchanged.
 func (f *Frame) Append(r Row) error {
@@ -195,13 +196,17 @@ func (f *Frame) Append(r Row) error {
 			}
 		}
 	}
-	// Keep the caller's column order stable: new columns in sorted order.
-	for _, k := range keys {
-		if f.col(k) == nil {
-			if _, isText := r[k].(string); isText {
-				f.addCol(k, Label)
-			} else {
-				f.addCol(k, Number)
+	// Keep the caller's column order stable: new label columns first (the
+	// row's names: strategy, workload, ...), then new number columns, each
+	// in sorted order.
+	for _, labels := range []bool{true, false} {
+		for _, k := range keys {
+			if _, isText := r[k].(string); isText == labels && f.col(k) == nil {
+				if isText {
+					f.addCol(k, Label)
+				} else {
+					f.addCol(k, Number)
+				}
 			}
 		}
 	}

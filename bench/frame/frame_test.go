@@ -35,9 +35,9 @@ func ExampleFrame() {
 	fmt.Print(sorted)
 	// Output:
 	// burst of 10
-	// elapsed_s  strategy
-	//     10.02  /async-block
-	//      1.03  /sync-sleep
+	// strategy      elapsed_s
+	// /async-block      10.02
+	// /sync-sleep        1.03
 }
 
 func TestAppendAndRead(t *testing.T) {
@@ -155,7 +155,7 @@ func TestJSONRoundTripAndCSV(t *testing.T) {
 		t.Error("unknown kind accepted")
 	}
 	csv := f.CSV()
-	if !strings.HasPrefix(csv, "avg_ms,rps,strategy\n257,15.7,sync\n") || !strings.Contains(csv, ",,nan") {
+	if !strings.HasPrefix(csv, "strategy,avg_ms,rps\nsync,257,15.7\n") || !strings.Contains(csv, "nan,,") {
 		t.Errorf("CSV = %q", csv)
 	}
 }

@@ -175,6 +175,12 @@ var presets = []Strategy{
 	{Name: "asyncio", Kind: Uvicorn, Async: true, IOCall: pymodel.Await},
 	{Name: "ThreadPool", Kind: Uvicorn, Async: true, CPUCall: pymodel.ThreadExecutor, IOCall: pymodel.ThreadExecutor},
 	{Name: "ProcessPool", Kind: Uvicorn, Async: true, CPUCall: pymodel.ProcessExecutor, IOCall: pymodel.Block},
+	// Source 000, chapter 2: async def handlers that print per line,
+	// through a buffered async writer, or not at all (the printer is the
+	// workload's: strategy.Print with a sync, async or none printer).
+	{Name: "/doPrint", Kind: Uvicorn, Async: true},
+	{Name: "/doPrintAsync", Kind: Uvicorn, Async: true},
+	{Name: "/dontPrint", Kind: Uvicorn, Async: true},
 	// Source 001: FastAPI endpoints, on the source's 8-core laptop.
 	{Name: "/sync-sleep", Kind: Uvicorn, CPUs: 8},
 	{Name: "/async-block", Kind: Uvicorn, Async: true, CPUs: 8},
@@ -187,6 +193,10 @@ var presets = []Strategy{
 	{Name: "gunicorn 2w x 5t", Kind: Gunicorn, Workers: 2, Threads: 5},
 	{Name: "fastapi 1w", Kind: Uvicorn, Workers: 1},
 	{Name: "fastapi 2w", Kind: Uvicorn, Workers: 2},
+	// Source 004: a def handler with a sync driver (thread pool), and an
+	// async def handler awaiting an async driver.
+	{Name: "sync app", Kind: Uvicorn},
+	{Name: "async app", Kind: Uvicorn, Async: true, IOCall: pymodel.Await},
 	// PEP 703.
 	{Name: "free-threaded 1w x 10t", Kind: Gunicorn, Workers: 1, Threads: 10, FreeThreaded: true},
 	// Go-native.

@@ -2,6 +2,7 @@ package strategy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -90,6 +91,52 @@ func DBInsert(db *workload.DB, prefix string) pymodel.Step {
 		}
 		return db.Insert(ctx, prefix+strconv.FormatInt(seq.Add(1), 10))
 	})
+}
+
+// DBInsertField is an I/O step inserting the request's own value into db:
+// field of the JSON object the request posts (source 004's clients post
+// {"email": "A@A", "password": ...}), or the whole body, trimmed, when
+// field is "". The rows then land in the order the requests reached the
+// insert, with the values the client sent, so comparing them with the
+// order sent shows whether requests overlapped. A request without the
+// value fails. It runs in this process only.
+func DBInsertField(db *workload.DB, field string) pymodel.Step {
+	return pymodel.Custom("db insert "+field, true, func(ctx context.Context) error {
+		if db == nil {
+			return errors.New("strategy: DBInsertField: nil *workload.DB")
+		}
+		v, err := bodyValue(pymodel.Upload(ctx), field)
+		if err != nil {
+			return fmt.Errorf("db insert: %w", err)
+		}
+		return db.Insert(ctx, v)
+	})
+}
+
+// bodyValue is field of a JSON object body, or the trimmed body for "".
+func bodyValue(body []byte, field string) (string, error) {
+	if field == "" {
+		v := strings.TrimSpace(string(body))
+		if v == "" {
+			return "", errors.New("the request has no body to insert")
+		}
+		return v, nil
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(body, &obj); err != nil {
+		return "", fmt.Errorf("want a JSON object body with field %q: %w", field, err)
+	}
+	raw, ok := obj[field]
+	if !ok {
+		return "", fmt.Errorf("the JSON body has no field %q", field)
+	}
+	switch v := raw.(type) {
+	case string:
+		return v, nil
+	case float64, bool:
+		return fmt.Sprint(v), nil
+	}
+	return "", fmt.Errorf("field %q is not a string, number or boolean", field)
 }
 
 // Print is a step printing lines lines through p (workload.NewPrinter:

@@ -144,3 +144,45 @@ func TestPrintAndDownstreamSteps(t *testing.T) {
 	}
 	_ = bytes.MinRead
 }
+
+// DBInsertField inserts the value the request posts, so rows carry the
+// client's own order; a body without the value fails the request.
+func TestDBInsertFieldStep(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, err := workload.OpenDB(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	srv := start(t, preset(t, "async app"), pymodel.Workload{Steps: []pymodel.Step{strategy.DBInsertField(db, "email")}})
+	for _, tc := range []struct {
+		body string
+		want int
+	}{
+		{`{"email": "A@A", "password": "x"}`, http.StatusOK},
+		{`{"email": "B@B"}`, http.StatusOK},
+		{`{"password": "x"}`, http.StatusInternalServerError},
+		{`not json`, http.StatusInternalServerError},
+		{`{"email": {"nested": 1}}`, http.StatusInternalServerError},
+		{``, http.StatusInternalServerError},
+	} {
+		resp, err := http.Post(srv.URL()+"/users", "application/json", strings.NewReader(tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("POST %q: %s (%s), want %d", tc.body, resp.Status, strings.TrimSpace(string(msg)), tc.want)
+		}
+	}
+	srv.Close()
+	rows, err := db.Rows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(rows.Texts("value"), ","); got != "A@A,B@B" {
+		t.Errorf("rows = %q, want A@A,B@B", got)
+	}
+}

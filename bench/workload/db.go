@@ -45,7 +45,8 @@ type DBConfig struct {
 	//   "sqlite:PATH" or "file:PATH"    SQLite at PATH (kept)
 	//   "user:pass@tcp(host:port)/db"   MariaDB/MySQL (go-sql-driver syntax; "mysql://" prefix allowed)
 	//   "postgres://user:pass@host/db"  PostgreSQL through pgx ("postgresql://" or "host=... dbname=..." too)
-	// SQLite runs in WAL mode with a busy timeout of DefaultBusyTimeout.
+	// SQLite runs in WAL mode with synchronous=NORMAL (as the Python
+	// references do) and a busy timeout of DefaultBusyTimeout.
 	DSN string
 	// Table to insert into, created if missing (default DefaultTable).
 	// Many runs share one table: each row carries its run id.
@@ -76,6 +77,11 @@ type DB struct {
 	tempDir string // SQLite temp dir owned by this handle
 	start   time.Time
 	insert  string
+	// writeMu serialises SQLite inserts, one writer at a time as SQLite
+	// allows anyway, so concurrent inserts queue here instead of sleeping
+	// in the busy handler's back-off (the Python references hold a lock
+	// the same way).
+	writeMu sync.Mutex
 
 	closeOnce sync.Once
 	closeErr  error
@@ -211,7 +217,7 @@ func (d *DB) openSQLite(path string) error {
 	if strings.Contains(dsn, "?") {
 		sep = "&"
 	}
-	dsn += sep + fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)", DefaultBusyTimeout.Milliseconds())
+	dsn += sep + fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)", DefaultBusyTimeout.Milliseconds())
 	d.host = strings.TrimPrefix(path, "file:")
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -289,6 +295,10 @@ func (d *DB) SQL() *sql.DB { return d.db }
 func (d *DB) Insert(ctx context.Context, value string) error {
 	if len(value) > MaxValueLen {
 		return fmt.Errorf("workload: insert: value is %d bytes, want at most %d", len(value), MaxValueLen)
+	}
+	if d.backend == BackendSQLite {
+		d.writeMu.Lock()
+		defer d.writeMu.Unlock()
 	}
 	t := float64(time.Since(d.start)) / float64(time.Millisecond)
 	if _, err := d.db.ExecContext(ctx, d.insert, d.run, value, t); err != nil {

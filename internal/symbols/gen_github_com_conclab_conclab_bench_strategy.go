@@ -14,6 +14,7 @@ func init() {
 		// function, constant and variable definitions
 		"Bounded":         reflect.ValueOf(constant.MakeFromLiteral("\"bounded\"", token.STRING, 0)),
 		"DBInsert":        reflect.ValueOf(strategy.DBInsert),
+		"DBInsertField":   reflect.ValueOf(strategy.DBInsertField),
 		"Downstream":      reflect.ValueOf(strategy.Downstream),
 		"GoProcessPool":   reflect.ValueOf(constant.MakeFromLiteral("\"goprocesspool\"", token.STRING, 0)),
 		"Goroutines":      reflect.ValueOf(constant.MakeFromLiteral("\"goroutines\"", token.STRING, 0)),

@@ -24,6 +24,7 @@ func init() {
 		"Library":          reflect.ValueOf(charts.Library),
 		"LibraryInfo":      reflect.ValueOf(charts.LibraryInfo),
 		"LibraryScript":    reflect.ValueOf(charts.LibraryScript),
+		"ModelVsReal":      reflect.ValueOf(charts.ModelVsReal),
 		"NeedsLibrary":     reflect.ValueOf(charts.NeedsLibrary),
 		"NewGroup":         reflect.ValueOf(charts.NewGroup),
 		"NewLive":          reflect.ValueOf(charts.NewLive),

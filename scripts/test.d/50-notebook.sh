@@ -3,6 +3,12 @@
 # written .ipynb files validated (and compared byte for byte with what
 # Jupyter's own writer produces) by Debian's python3-nbformat, HTML reports
 # checked, and bad input rejected with a non-zero exit and the input intact.
+# Then the lab's notebooks (notebooks/*.ipynb) twice, in quick mode: by
+# `conclab run`, and by Jupyter's `nbconvert --execute --to html` through the
+# conclab kernel (a fresh build of this tree, kernelspec in a temp prefix);
+# every HTML page with charts opened in the charts' browser check.
+# NOTEBOOK_SKIP_SEEDS=1 skips notebooks/, NOTEBOOK_SKIP_NBCONVERT=1 only the
+# nbconvert pass, NOTEBOOK_SKIP_BROWSER=1 the browser checks.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CONCLAB=${CONCLAB:-conclab}
@@ -11,6 +17,63 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 fail() { echo "50-notebook: $*" >&2; exit 1; }
+
+# browser_check SHOTS_DIR PAGE.html...: the charts' browser check
+# (charts/browser/check.mjs) on every page that has a chart container.
+browser_check() {
+  local shots=$1 h
+  shift
+  local pages=()
+  for h in "$@"; do
+    if grep -q 'data-conclab-chart="1"' "$h"; then pages+=("$(basename "$h" .html)=file://$h"); fi
+  done
+  [ ${#pages[@]} -eq 0 ] || node charts/browser/check.mjs --shots "$shots" "${pages[@]}"
+}
+
+# nbconvert_failure LOG: what went wrong in an nbconvert run logged at
+# DEBUG level: the cell that was executing, its stream output (a shape
+# check prints its measured values before it panics) and its error; the
+# exception and the last lines of the log otherwise (kernel died, timeout).
+nbconvert_failure() {
+  /usr/bin/python3 - "$1" <<'PY'
+import ast, re, sys
+lines = open(sys.argv[1], encoding="utf-8", errors="replace").read().split("\n")
+tag = "[NbConvertApp] "
+starts = [i for i, l in enumerate(lines) if l.startswith(tag + "Executing cell:")]
+out, cell_error = [], False
+if starts:
+    i = starts[-1] + 1
+    src = []
+    while i < len(lines) and not lines[i].startswith(tag):
+        src.append(lines[i])
+        i += 1
+    out.append("code cell %d: %s%s" % (len(starts), src[0] if src else "", " (%d lines)" % len(src) if len(src) > 1 else ""))
+    text = []
+    for l in lines[i:]:
+        if not l.startswith(tag + "content: {"):
+            continue
+        try:
+            c = ast.literal_eval(l[len(tag + "content: "):])
+        except (ValueError, SyntaxError):
+            continue
+        if "name" in c and "text" in c:
+            text += c["text"].splitlines()
+        elif "ename" in c:
+            cell_error = True
+            text += c.get("traceback") or ["%s: %s" % (c["ename"], c.get("evalue", ""))]
+    out += text[-60:]
+exc = [l for l in lines if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt)\b.*", l)]
+if exc and not cell_error:
+    out.append(exc[-1])
+if not starts or not exc:
+    out += [l for l in lines if l and not l.startswith(tag) and not l.startswith((" ", "\t"))][-40:]
+print("\n".join(out))
+PY
+}
+
+# now_ms: wall clock in milliseconds; secs MS: "12.3s".
+now_ms() { local t=${EPOCHREALTIME/[.,]/}; echo $((10#$t / 1000)); }
+secs() { printf '%d.%ds' $(($1 / 1000)) $(($1 % 1000 / 100)); }
 
 cp notebook/testdata/go-outputs.ipynb "$tmp/in.ipynb"
 
@@ -92,14 +155,63 @@ for path in sys.argv[1:]:
 print("50-notebook: %d written notebooks valid" % (len(sys.argv) - 1))
 PY
   if [ "${NOTEBOOK_SKIP_BROWSER:-}" != 1 ]; then
-    pages=()
-    for h in "$tmp"/seeds-html/*.html; do
-      if grep -q 'data-conclab-chart="1"' "$h"; then pages+=("$(basename "$h" .html)=file://$h"); fi
-    done
-    if [ ${#pages[@]} -gt 0 ]; then
-      node charts/browser/check.mjs --shots "$tmp/seed-shots" "${pages[@]}" \
-        || fail "a notebook report failed the browser check"
+    browser_check "$tmp/seed-shots" "$tmp"/seeds-html/*.html \
+      || fail "a notebook report failed the browser check"
+  fi
+fi
+
+# The same notebooks through Jupyter: `jupyter nbconvert --execute --to html`
+# (Debian's, under /usr/bin/python3) with the conclab kernel of a fresh build
+# of this tree, in quick mode (the kernel inherits CONCLAB_QUICK from
+# nbconvert). Each notebook ends with a shape check that panics, so a
+# notebook converts only when its experiment's shape held. Every notebook is
+# run even after a failure; the pass fails if any did.
+if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && [ "${NOTEBOOK_SKIP_NBCONVERT:-}" != 1 ] \
+  && compgen -G "notebooks/*.ipynb" >/dev/null; then
+  nbc=$tmp/nbc
+  mkdir -p "$nbc/bin"
+  go build -o "$nbc/bin/conclab" ./cmd/conclab || fail "building conclab for the kernelspec failed"
+  "$nbc/bin/conclab" install --prefix "$nbc/prefix" >/dev/null || fail "conclab install --prefix failed"
+  # Only this kernelspec and no user configuration: Jupyter's directories in the temp dir.
+  export JUPYTER_PATH=$nbc/prefix/share/jupyter JUPYTER_RUNTIME_DIR=$nbc/runtime
+  export JUPYTER_CONFIG_DIR=$nbc/config JUPYTER_DATA_DIR=$nbc/data IPYTHONDIR=$nbc/ipython
+  jupyter=(/usr/bin/python3 -m jupyter) # Debian's Jupyter; the python3 on PATH may be another
+  specs=$("${jupyter[@]}" kernelspec list 2>/dev/null) || fail "jupyter kernelspec list failed"
+  grep -qF "$nbc/prefix/share/jupyter/kernels/conclab" <<<"$specs" \
+    || fail "jupyter does not find the conclab kernelspec in $nbc/prefix: $specs"
+  failed=()
+  all_start=$(now_ms)
+  for nb in notebooks/*.ipynb; do
+    name=$(basename "$nb" .ipynb)
+    start=$(now_ms)
+    status=ok
+    # require.js and MathJax from Debian's packages (as 40-charts.sh), so
+    # the page loads offline. DEBUG: the log records the cells' outputs.
+    if ! CONCLAB_QUICK=1 "${jupyter[@]}" nbconvert --execute --to html --log-level=DEBUG \
+      --ExecutePreprocessor.kernel_name=conclab --ExecutePreprocessor.timeout=300 \
+      --HTMLExporter.require_js_url=file:///usr/share/javascript/requirejs/require.min.js \
+      --HTMLExporter.mathjax_url=file:///usr/share/javascript/mathjax/MathJax.js \
+      --output-dir "$nbc/html" "$nb" >"$nbc/$name.log" 2>&1; then
+      status=FAILED
+    elif grep -q 'output_error' "$nbc/html/$name.html"; then
+      status="FAILED (error output in the page)"
+    elif [ -f "$tmp/seeds-html/$name.html" ]; then
+      # The kernel shows the same charts as `conclab run`.
+      a=$({ grep -o 'data-conclab-chart="1"' "$tmp/seeds-html/$name.html" || true; } | wc -l)
+      b=$({ grep -o 'data-conclab-chart="1"' "$nbc/html/$name.html" || true; } | wc -l)
+      [ "$a" = "$b" ] || status="FAILED ($b charts; conclab run showed $a)"
     fi
+    printf '50-notebook: nbconvert %-28s %7s  %s\n' "$name" "$(secs $(($(now_ms) - start)))" "$status"
+    if [ "$status" != ok ]; then
+      failed+=("$name")
+      nbconvert_failure "$nbc/$name.log" | sed "s/^/  $name: /" >&2
+    fi
+  done
+  echo "50-notebook: nbconvert of notebooks/ took $(secs $(($(now_ms) - all_start)))"
+  [ ${#failed[@]} -eq 0 ] || fail "nbconvert --execute through the conclab kernel failed for: ${failed[*]}"
+  if [ "${NOTEBOOK_SKIP_BROWSER:-}" != 1 ]; then
+    browser_check "$tmp/nbc-shots" "$nbc"/html/*.html \
+      || fail "an nbconvert HTML export failed the browser check"
   fi
 fi
 

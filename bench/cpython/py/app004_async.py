@@ -28,8 +28,9 @@ async def ready():
 
 
 @app.post("/users")
-async def create_user(user: UserIn):
-    delay = env_float("CONCLAB_DB_DELAY_S", 0.0)
+async def create_user(user: UserIn, delay: float = None):
+    if delay is None:
+        delay = env_float("CONCLAB_DB_DELAY_S", 0.0)
     if delay > 0:
         await asyncio.sleep(delay)
     await adb.insert({"email": user.email, "password": user.password})

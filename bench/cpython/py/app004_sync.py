@@ -3,7 +3,7 @@ sync driver (PyMySQL, or SQLite) — FastAPI runs it on its thread pool.
 
 POST /users {"email", "password"} inserts a row (the table's id records the
 arrival order); GET /users lists emails in id order; DELETE /users empties
-the table. CONCLAB_DB_DELAY_S adds a blocking wait inside the insert to
+the table. CONCLAB_DB_DELAY_S (or ?delay=S on the POST) adds a blocking wait inside the insert to
 stand in for a slow database (the source's Docker MySQL on Windows took
 ~0.7 s per request); CONCLAB_TABLE names the table.
 """
@@ -31,8 +31,9 @@ async def ready():
 
 
 @app.post("/users")
-def create_user(user: UserIn):
-    delay = env_float("CONCLAB_DB_DELAY_S", 0.0)
+def create_user(user: UserIn, delay: float = None):
+    if delay is None:
+        delay = env_float("CONCLAB_DB_DELAY_S", 0.0)
     if delay > 0:
         time.sleep(delay)
     db.insert({"email": user.email, "password": user.password})

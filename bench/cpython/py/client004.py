@@ -10,7 +10,7 @@ order the rows landed in. --mode:
 Prints JSON: elapsed_s, count, errors, latencies_ms, order (the first letters
 of the emails in table order) and in_order.
 
-usage: client004.py --base URL --mode aiohttp [--n 26]
+usage: client004.py --base URL --mode aiohttp [--n 26] [--query delay=0]
 """
 import argparse
 import asyncio
@@ -68,20 +68,22 @@ def main():
     p.add_argument("--base", required=True)
     p.add_argument("--mode", required=True, choices=["sync", "fakeasync", "aiohttp"])
     p.add_argument("--n", type=int, default=26)
+    p.add_argument("--query", default="", help="query string added to each POST")
     a = p.parse_args()
     import requests
     if a.mode == "aiohttp":
         import aiohttp  # noqa: F401
     url = a.base + "/users"
     requests.delete(url, timeout=60).raise_for_status()
+    post_url = url + ("?" + a.query if a.query else "")
     bodies = payloads(a.n)
     start = time.perf_counter()
     if a.mode == "sync":
-        res = [post_sync(url, b) for b in bodies]
+        res = [post_sync(post_url, b) for b in bodies]
     elif a.mode == "fakeasync":
-        res = asyncio.run(fake_async(url, bodies))
+        res = asyncio.run(fake_async(post_url, bodies))
     else:
-        res = asyncio.run(real_async(url, bodies))
+        res = asyncio.run(real_async(post_url, bodies))
     elapsed = time.perf_counter() - start
     emails = requests.get(url, timeout=60).json()["emails"]
     sent = [b["email"] for b in bodies]

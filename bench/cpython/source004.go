@@ -1,0 +1,295 @@
+package cpython
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/conclab/conclab/bench/frame"
+	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/bench/strategy"
+	"github.com/conclab/conclab/bench/workload"
+)
+
+// Clients004 are source 004's clients in the source's order.
+var Clients004 = []string{SyncClient, FakeAsyncClient, AiohttpClient}
+
+// Apps004 are source 004's apps: the model presets and App004's names.
+var Apps004 = []string{"sync app", "async app"}
+
+// Label004 is the row label of one source-004 run, "CLIENT / APP", as in
+// the source's table ("sync client / sync app", "aiohttp client / async
+// app", ...).
+func Label004(client, app string) string { return Client004Label(client) + " / " + app }
+
+// Emails004 are the values source 004's clients post, in the order sent:
+// A@A ... Z@Z, then AA@AA ... (as client004.py makes them).
+func Emails004(n int) []string {
+	out := make([]string, max(n, 0))
+	for i := range out {
+		c := strings.Repeat(string(rune('A'+i%26)), 1+i/26)
+		out[i] = c + "@" + c
+	}
+	return out
+}
+
+// Model004 runs source 004 on the model: for each app of Apps004, a
+// bench/strategy server ("sync app": a def handler on the thread pool;
+// "async app": an async def handler awaiting its I/O) whose handler waits
+// delay (blocking or awaited: the source's slow database) and inserts the
+// posted email into a fresh run of the database dsn (workload.OpenDB: ""
+// is SQLite); and for each client of Clients004, a modelled Python client
+// posting n users over HTTP — one thread in a for loop (sync), coroutines
+// on one event loop around a blocking call (the "async" client that never
+// awaits), or coroutines awaiting each post (aiohttp). Rows: strategy
+// (Label004), client, app, load, the latency columns, elapsed_s, rows,
+// order (the first letters of the rows in arrival order), in_order (1 when
+// they landed as sent) and vs_sync (elapsed over the sync client on the
+// sync app).
+func Model004(ctx context.Context, dsn string, delay time.Duration, n int) (*frame.Frame, error) {
+	return model004(ctx, dsn, delay, n, 0)
+}
+
+func model004(ctx context.Context, dsn string, delay time.Duration, n, cpus int) (*frame.Frame, error) {
+	if n <= 0 || n > 1000 {
+		return nil, fmt.Errorf("cpython: Model004: n must be in 1..1000, got %d", n)
+	}
+	if delay < 0 || delay > time.Minute {
+		return nil, fmt.Errorf("cpython: Model004: delay must be in 0..1m, got %v", delay)
+	}
+	out := newSummaryFrame("source 004 on the model")
+	for _, app := range Apps004 {
+		for _, client := range Clients004 {
+			row, err := runModel004(ctx, dsn, app, client, delay, n, cpus)
+			if err != nil {
+				return nil, err
+			}
+			if out, err = frame.Concat(out.Name, out, row); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return withVsSync(out), nil
+}
+
+// withVsSync adds vs_sync: elapsed_s over the sync client on the sync app.
+func withVsSync(f *frame.Frame) *frame.Frame {
+	base := 0.0
+	for i := 0; i < f.Len(); i++ {
+		if f.Text("strategy", i) == Label004(SyncClient, Apps004[0]) {
+			base = f.Float("elapsed_s", i)
+		}
+	}
+	return extend(f, func(i int, r frame.Row) {
+		if base > 0 {
+			r["vs_sync"] = f.Float("elapsed_s", i) / base
+		}
+	})
+}
+
+func runModel004(ctx context.Context, dsn, app, client string, delay time.Duration, n, cpus int) (*frame.Frame, error) {
+	db, err := workload.OpenDB(ctx, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("cpython: Model004: %w", err)
+	}
+	defer db.Close()
+	st, err := strategy.Preset(app)
+	if err != nil {
+		return nil, err
+	}
+	st.CPUs = cpus
+	var steps []pymodel.Step
+	if delay > 0 {
+		steps = append(steps, pymodel.Sleep(delay))
+	}
+	steps = append(steps, strategy.DBInsertField(db, "email"))
+	srv, err := startModel(ctx, st, steps)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Close()
+	cfg, h, closeClient, err := client004Model(client, srv.URL()+"/users", n, cpus)
+	if err != nil {
+		return nil, err
+	}
+	defer closeClient()
+	m, err := ModelBurst(ctx, Label004(client, app), cfg, 1, h, n)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.Rows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	got := rows.Texts("value")
+	return extend(m, func(_ int, r frame.Row) {
+		r["client"], r["load"] = Client004Label(client), strconv.Itoa(n)+" posts"
+		r["app"] = app
+		r["rows"] = len(got)
+		r["order"] = firstLetters(got)
+		r["in_order"] = equalStrings(got, Emails004(n))
+	}), nil
+}
+
+// client004Model is a source-004 client as a modelled Python process whose
+// every "request" is one POST of the next user to url.
+func client004Model(client, url string, n, cpus int) (pymodel.Config, pymodel.Handler, func(), error) {
+	emails := Emails004(n)
+	tr := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: n, MaxIdleConns: n}
+	hc := &http.Client{Transport: tr, Timeout: time.Minute}
+	var next atomic.Int64
+	post := pymodel.Custom("post", true, func(ctx context.Context) error {
+		i := int(next.Add(1) - 1)
+		if i >= len(emails) {
+			return errors.New("more posts than users")
+		}
+		return postUser(ctx, hc, url, emails[i])
+	})
+	var cfg pymodel.Config
+	h := pymodel.Handler{Name: "post user", Steps: []pymodel.Step{post}}
+	switch client {
+	case SyncClient: // for user in users: requests.post(...)
+		cfg = pymodel.Config{Mode: pymodel.WSGI, Threads: 1, CPUs: cpus}
+	case FakeAsyncClient: // async def send(): requests.post(...) — never yields
+		h.Async = true
+		h.Steps[0].Call = pymodel.Block
+		cfg = pymodel.Config{CPUs: cpus}
+	case AiohttpClient: // async with session.post(...) — awaited
+		h.Async = true
+		h.Steps[0].Call = pymodel.Await
+		cfg = pymodel.Config{CPUs: cpus}
+	default:
+		return cfg, h, nil, fmt.Errorf("cpython: unknown source-004 client %q (want %q, %q or %q)", client, SyncClient, FakeAsyncClient, AiohttpClient)
+	}
+	return cfg, h, tr.CloseIdleConnections, nil
+}
+
+// postUser posts {"email": email, "password": ...} to url and reads the
+// answer; a status other than 200 is an error.
+func postUser(ctx context.Context, hc *http.Client, url, email string) error {
+	body, _ := json.Marshal(map[string]string{"email": email, "password": "password" + strings.SplitN(email, "@", 2)[0]})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("POST %s: %s: %s", url, resp.Status, strings.TrimSpace(string(msg)))
+	}
+	return nil
+}
+
+func firstLetters(values []string) string {
+	var b strings.Builder
+	for _, v := range values {
+		if v != "" {
+			b.WriteByte(v[0])
+		}
+	}
+	return b.String()
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Compare004 runs source 004 for real — App004 (sync and async) on db (nil:
+// SQLite) with delay inside each insert, and each of source 004's clients
+// as a Python process posting n users, plus the same at zero delay for the
+// real stack's fixed cost — and on the model (Model004 on the same
+// database), and returns the Agreement frame on elapsed_s with
+// SleepTolerance, with each side's row order (model_order, real_order) and
+// in_order flags.
+func Compare004(ctx context.Context, opts Options, db *DB, delay time.Duration, n int) (*frame.Frame, error) {
+	if n <= 0 || n > 1000 || delay <= 0 || delay > time.Minute {
+		return nil, fmt.Errorf("cpython: Compare004: need n in 1..1000 and delay in (0, 1m], got %d and %v", n, delay)
+	}
+	if db == nil {
+		db = &DB{}
+	}
+	env, err := Detect(ctx, opts.Python)
+	if err != nil {
+		return nil, err
+	}
+	mods := []string{"requests", "aiohttp"}
+	mods = append(mods, App004(true, db, delay).Requires...)
+	if err := env.Require(mods...); err != nil {
+		return nil, err
+	}
+	real := newSummaryFrame("real CPython")
+	for i, app := range Apps004 {
+		srv := NewServer(App004(i == 1, db, delay), opts)
+		if err := srv.Start(ctx); err != nil {
+			return nil, err
+		}
+		for _, client := range Clients004 {
+			base, err := client004(ctx, opts, srv.URL(), client, n, "delay=0")
+			if err != nil {
+				srv.Close()
+				return nil, err
+			}
+			r, err := client004(ctx, opts, srv.URL(), client, n, "")
+			if err != nil {
+				srv.Close()
+				return nil, err
+			}
+			r = extend(r, func(_ int, row frame.Row) {
+				row["strategy"], row["app"] = Label004(client, app), app
+				row["elapsed_s_fixed"] = base.Float("elapsed_s", 0)
+			})
+			if real, err = frame.Concat(real.Name, real, r); err != nil {
+				srv.Close()
+				return nil, err
+			}
+		}
+		srv.Close()
+	}
+	model, err := model004(ctx, db.MySQLDSN, delay, n, env.CPUs)
+	if err != nil {
+		return nil, err
+	}
+	a, err := Agreement("source 004: model vs real CPython", model, real, "strategy", []string{"elapsed_s"}, SleepTolerance)
+	if err != nil {
+		return nil, err
+	}
+	find := func(f *frame.Frame, key string) int {
+		for i := 0; i < f.Len(); i++ {
+			if f.Text("strategy", i) == key {
+				return i
+			}
+		}
+		return -1
+	}
+	out := extend(a, func(i int, r frame.Row) {
+		k := a.Text("strategy", i)
+		if j := find(model, k); j >= 0 {
+			r["model_order"], r["model_in_order"] = model.Text("order", j), model.Float("in_order", j)
+		}
+		if j := find(real, k); j >= 0 {
+			r["real_order"], r["real_in_order"] = real.Text("order", j), real.Float("in_order", j)
+		}
+	})
+	return env.Describe(out), nil
+}
