@@ -122,6 +122,9 @@ func Run(ctx context.Context, e Experiment) (*Result, error) {
 	name := e.Name
 	if name == "" {
 		name = e.Workload.Label()
+		if len(e.Workload.Steps) == 0 && len(e.Workloads) > 0 {
+			name = "per-strategy workloads"
+		}
 	}
 	res := &Result{Name: name}
 	var sums, series, dists []*frame.Frame

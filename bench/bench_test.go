@@ -92,6 +92,33 @@ func TestRunJoinsServerColumns(t *testing.T) {
 	}
 }
 
+// Workloads gives each named strategy its own handler body.
+func TestRunPerStrategyWorkloads(t *testing.T) {
+	t.Parallel()
+	var a, b atomic.Int64
+	count := func(n *atomic.Int64) pymodel.Workload {
+		return bench.Steps(bench.Func("count", false, func(context.Context) error { n.Add(1); return nil }))
+	}
+	strategies, err := bench.Presets("goroutines", "serial")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := bench.Run(context.Background(), bench.Experiment{
+		Strategies: strategies,
+		Workloads:  map[string]pymodel.Workload{"goroutines": count(&a), "serial": count(&b)},
+		Load:       load.Burst{N: 3},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Load() != 3 || b.Load() != 3 {
+		t.Errorf("own workloads ran %d and %d times; want 3 and 3", a.Load(), b.Load())
+	}
+	if res.Name == "none" || res.Name == "" {
+		t.Errorf("result name %q; want one naming the workloads", res.Name)
+	}
+}
+
 func TestRunBadInput(t *testing.T) {
 	t.Parallel()
 	good, _ := bench.Presets("goroutines")
@@ -107,6 +134,8 @@ func TestRunBadInput(t *testing.T) {
 		{"bad strategy", bench.Experiment{Strategies: []strategy.Strategy{{Name: "x", Kind: "nope"}}, Workload: w, Load: load.Burst{N: 1}}, "unknown kind"},
 		{"bad load", bench.Experiment{Strategies: good, Workload: w, Load: load.Burst{N: -1}}, "load"},
 		{"bad path", bench.Experiment{Strategies: good, Workload: w, Load: load.Burst{N: 1}, Request: load.Target{URL: "http://example.com/"}}, "path"},
+		{"workloads name a stranger", bench.Experiment{Strategies: good, Workloads: map[string]pymodel.Workload{"tornado": w}, Load: load.Burst{N: 1}}, `Workloads names "tornado"`},
+		{"bad own workload", bench.Experiment{Strategies: good, Workloads: map[string]pymodel.Workload{"goroutines": bench.Steps(bench.CPU(0))}, Load: load.Burst{N: 1}}, `strategy "goroutines"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -400,3 +400,19 @@ func TestSourceVsMeasuredMatchesOnStrategy(t *testing.T) {
 		t.Fatalf("categories carry descriptive labels: %s", opt)
 	}
 }
+
+// A strategy that appears twice (two loads) keeps both rows apart.
+func TestSourceVsMeasuredKeepsRepeatedStrategies(t *testing.T) {
+	t.Parallel()
+	src := frame.New("source")
+	src.MustAppend(frame.Row{"strategy": "/sync-sleep", "load": "burst 10", "waits": 1.0})
+	src.MustAppend(frame.Row{"strategy": "/sync-sleep", "load": "burst 100", "waits": 3.0})
+	meas := frame.New("measured")
+	meas.MustAppend(frame.Row{"strategy": "/sync-sleep", "load": "burst 10", "waits": 1.1})
+	meas.MustAppend(frame.Row{"strategy": "/sync-sleep", "load": "burst 100", "waits": 3.2})
+	c := charts.SourceVsMeasured(src, meas, "waits")
+	opt := c.Option()
+	if !strings.Contains(opt, "burst 100") || !strings.Contains(opt, "3.2") {
+		t.Fatalf("the second load's row was dropped: %s", opt)
+	}
+}

@@ -335,7 +335,9 @@ func Sweep(f *frame.Frame, x, y string) *Chart {
 // SourceVsMeasured sets a source table (the figures a source document
 // reports, as a frame with a strategy column) beside measured results, for
 // one metric present in both: per strategy a light bar (source) next to a
-// solid bar (measured), in the strategy's colour.
+// solid bar (measured), in the strategy's colour. Rows match on the
+// strategy column when each frame names every strategy once (other label
+// columns only describe the rows), else on every varying label column.
 func SourceVsMeasured(source, measured *frame.Frame, metric string) *Chart {
 	const view = "charts.SourceVsMeasured"
 	title := "Source vs measured: " + axisName(metric)
@@ -345,10 +347,13 @@ func SourceVsMeasured(source, measured *frame.Frame, metric string) *Chart {
 	if p := check(view+" (measured)", measured, metric); p != "" {
 		return problemChart(title, p)
 	}
-	// Rows match on the strategy when both frames name one; other label
-	// columns (a "rows: shuffled" note, a client name) only describe them.
+	// Rows match on the strategy when both frames name each strategy once;
+	// other label columns (a "rows: shuffled" note, a client name) then only
+	// describe them. A repeated strategy (two loads, a sweep) keeps every
+	// varying label in its key, so no row is dropped.
 	sk, mk := rowKeys(source), rowKeys(measured)
-	if isLabel(source, "strategy") && isLabel(measured, "strategy") {
+	if isLabel(source, "strategy") && isLabel(measured, "strategy") &&
+		len(source.Unique("strategy")) == source.Len() && len(measured.Unique("strategy")) == measured.Len() {
 		sk, mk = source.Texts("strategy"), measured.Texts("strategy")
 	}
 	var cats []string
@@ -409,7 +414,8 @@ func SourceVsMeasured(source, measured *frame.Frame, metric string) *Chart {
 // load when runs differ in load) for one metric: per strategy a light bar
 // (the model's prediction) next to a solid bar (real CPython, same machine,
 // same run), in the strategy's colour. The subtitle says how many rows
-// agree; each disagreeing row is named in a note under the chart.
+// agree; each disagreeing row is named in a note under the chart, with its
+// verdict when the frame has one.
 func ModelVsReal(agreement *frame.Frame, metric string) *Chart {
 	const view = "charts.ModelVsReal"
 	title := "Model vs real CPython: " + axisName(metric)
@@ -443,7 +449,11 @@ func ModelVsReal(agreement *frame.Frame, metric string) *Chart {
 		if rows.Has("agree") && rows.Float("agree", i) == 1 {
 			agree++
 		} else if rows.Has("agree") {
-			c.notes = append(c.notes, fmt.Sprintf("%s: model %s, real %s — outside the tolerance", cat, frame.FormatNumber(rows.Float("model", i)), frame.FormatNumber(rows.Float("real", i))))
+			why := "outside the tolerance"
+			if v := rows.Text("verdict", i); v != "" {
+				why = v
+			}
+			c.notes = append(c.notes, fmt.Sprintf("%s: model %s, real %s — %s", cat, frame.FormatNumber(rows.Float("model", i)), frame.FormatNumber(rows.Float("real", i)), why))
 		}
 	}
 	c.subtitle = "light: model · solid: real CPython"

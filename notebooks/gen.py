@@ -523,6 +523,7 @@ GIL-free like Pillow's C code, then a 5 ms insert. 10 VUs keep the load under th
 	"github.com/conclab/conclab/bench/cpython"
 	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/bench/load"
+	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/charts"
 	"github.com/conclab/conclab/display"
 	"github.com/conclab/conclab/kernel/cell"
@@ -572,6 +573,42 @@ if os.Getenv("CONCLAB_QUICK") != "" {
 	upDur = 1500 * time.Millisecond
 }
 cmp, err := cpython.Compare000Upload(cell.Context(), cpython.Options{}, nil, nil, cpython.ImageSize{Width: 1920, Height: 1080}, 8, upDur, 200*time.Millisecond)""", "avg_ms"),
+ (M, """## The source's machine, modelled
+
+The model can also run the source's own machine: `cpython.SourceMachine` states the M1 laptop's
+figures — 8 CPUs (so the app's `ThreadPoolExecutor()` has min(32, 8 + 4) = 12 threads and a
+`ProcessPoolExecutor()` 8 workers),
+about 100 ms per 8K image, a 5 ms insert — and builds each strategy's handler from them, here with 20 %
+of the image work holding the GIL as above. The source's k6 script runs against it: 20 VUs, `sleep(1)`
+between uploads. The cores are still this machine's two — 20 VUs at 100 ms of CPU a second need about
+1.8 of them, so every strategy's latency includes some waiting for a core — and only the pool sizes
+and costs are the source's; what should carry over is the ordering, asyncio the slowest, which the
+shape check below also requires of this model."""),
+ (C, """srcMachine := cpython.SourceMachine(0.2)
+srcHandlers := srcMachine.Handlers000()
+srcDur := duration
+if os.Getenv("CONCLAB_QUICK") != "" {
+	srcDur = 2 * time.Second
+}
+srcModel := frame.New("model of the source's machine: 8 CPUs, 100 ms per image, k6 20 VUs")
+for _, name := range cpython.Strategies000 {
+	var f *frame.Frame
+	var merr error
+	f, merr = cpython.ModelClosedVUs(cell.Context(), name, pymodel.Config{CPUs: srcMachine.CPUs}, 1, srcHandlers[name], 20, srcDur, time.Second)
+	if merr != nil {
+		panic(merr)
+	}
+	srcModel, merr = frame.Concat(srcModel.Name, srcModel, f)
+	if merr != nil {
+		panic(merr)
+	}
+}
+srcShown, err := srcModel.Select("strategy", "count", "errors", "rps", "avg_ms", "p95_ms", "max_ms")
+if err != nil {
+	panic(err)
+}
+srcShown"""),
+ (C, """charts.SourceVsMeasured(source, srcModel, "avg_ms").Title("Source vs the model of the source's machine: avg (ms)")"""),
  (M, """## Shape check
 
 asyncio is the slowest and blocks its loop for a whole conversion; ThreadPool is no faster than sync
@@ -606,6 +643,12 @@ for _, v := range avg {
 	}
 }
 check("nothing > 3x faster than sync (sync / best)", avg["sync"]/best <= 3, avg["sync"]/best)
+srcAvg := map[string]float64{}
+for i := 0; i < srcModel.Len(); i++ {
+	srcAvg[srcModel.Text("strategy", i)] = srcModel.Float("avg_ms", i)
+}
+srcSlowest := srcAvg["asyncio"] > srcAvg["sync"] && srcAvg["asyncio"] > srcAvg["ThreadPool"] && srcAvg["asyncio"] > srcAvg["ProcessPool"]
+check("source's machine: asyncio slowest (asyncio / sync)", srcSlowest, srcAvg["asyncio"]/srcAvg["sync"])
 if len(failed) > 0 {
 	panic(fmt.Sprintf("source 000's shape did NOT hold for %v", failed))
 }
@@ -666,51 +709,54 @@ One printer per endpoint (`workload.NewPrinter`: `sync` is a `write(2)` per line
 by one writer, `none` nothing), each wrapped as the handler's step with `strategy.Print`. All three
 servers are the same `async def` handler style; only what the handler does differs, so each strategy
 gets its own workload."""),
- (C, """// A pipe per printing endpoint: a terminal that keeps up with its output.
-syncSink, err := workload.OpenSink("pipe")
+ (C, """// runPrint opens a pipe per printing endpoint (a terminal that keeps up
+// with its output) and a printer per endpoint, runs the experiment, and
+// closes printers before their pipes whatever happens.
+runPrint := func() (*bench.Result, error) {
+	syncSink, err := workload.OpenSink("pipe")
+	if err != nil {
+		return nil, err
+	}
+	defer syncSink.Close()
+	asyncSink, err := workload.OpenSink("pipe")
+	if err != nil {
+		return nil, err
+	}
+	defer asyncSink.Close()
+	syncPrinter, err := workload.NewPrinter(workload.PrintSync, syncSink, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer syncPrinter.Close()
+	asyncPrinter, err := workload.NewPrinter(workload.PrintAsync, asyncSink, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer asyncPrinter.Close()
+	nonePrinter, err := workload.NewPrinter(workload.PrintNone, nil, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer nonePrinter.Close()
+	strategies, err := bench.Presets("/doPrint", "/doPrintAsync", "/dontPrint")
+	if err != nil {
+		return nil, err
+	}
+	return bench.Run(cell.Context(), bench.Experiment{
+		Name:       "000: print per request",
+		Strategies: strategies,
+		Workloads: map[string]pymodel.Workload{
+			"/doPrint":      bench.Steps(strategy.Print(syncPrinter, lines, "doPrint line")),
+			"/doPrintAsync": bench.Steps(strategy.Print(asyncPrinter, lines, "doPrintAsync line")),
+			"/dontPrint":    bench.Steps(strategy.Print(nonePrinter, lines, "dontPrint line")),
+		},
+		Load:  load.Closed{VUs: vus, Duration: duration},
+		Pause: 100 * time.Millisecond,
+	})
+}
+res, err := runPrint()
 if err != nil {
 	panic(err)
-}
-asyncSink, err := workload.OpenSink("pipe")
-if err != nil {
-	panic(err)
-}
-syncPrinter, err := workload.NewPrinter(workload.PrintSync, syncSink, 0)
-if err != nil {
-	panic(err)
-}
-asyncPrinter, err := workload.NewPrinter(workload.PrintAsync, asyncSink, 0)
-if err != nil {
-	panic(err)
-}
-nonePrinter, err := workload.NewPrinter(workload.PrintNone, nil, 0)
-if err != nil {
-	panic(err)
-}
-workloads := map[string]pymodel.Workload{
-	"/doPrint":      bench.Steps(strategy.Print(syncPrinter, lines, "doPrint line")),
-	"/doPrintAsync": bench.Steps(strategy.Print(asyncPrinter, lines, "doPrintAsync line")),
-	"/dontPrint":    bench.Steps(strategy.Print(nonePrinter, lines, "dontPrint line")),
-}
-strategies, err := bench.Presets("/doPrint", "/doPrintAsync", "/dontPrint")
-if err != nil {
-	panic(err)
-}
-res, runErr := bench.Run(cell.Context(), bench.Experiment{
-	Name:       "000: print per request",
-	Strategies: strategies,
-	Workloads:  workloads,
-	Load:       load.Closed{VUs: vus, Duration: duration},
-	Pause:      100 * time.Millisecond,
-})
-// Printers before their sinks.
-syncPrinter.Close()
-asyncPrinter.Close()
-nonePrinter.Close()
-syncSink.Close()
-asyncSink.Close()
-if runErr != nil {
-	panic(runErr)
 }
 none := res.Summary.Where("strategy", "/dontPrint").Float("rps", 0)
 measured := frame.New("measured: print per request")
@@ -745,8 +791,8 @@ cmp, err := cpython.Compare000Print(cell.Context(), cpython.Options{}, lines, re
  (M, """## Shape check
 
 The source's shape: printing a line per `write()` on the event loop is the slowest (its throughput well
-under the no-print endpoint's), the async writer sits between, and `doPrint` blocks the event loop
-for much longer per request than the handler that prints nothing."""),
+under the no-print endpoint's), the async writer does clearly better than it, and `doPrint` blocks the
+event loop for much longer per request than the handler that prints nothing."""),
  (C, """var failed []string
 row := func(name string) int {
 	for i := 0; i < measured.Len(); i++ {
@@ -838,7 +884,7 @@ the database, `in_order` is 1 when that is A..Z, as sent."""),
 if err != nil {
 	panic(err)
 }
-shown, err := model.Select("strategy", "errors", "elapsed_s", "vs_sync", "avg_ms", "rows", "order", "in_order")
+shown, err := model.Select("strategy", "errors", "elapsed_s", "vs_sync", "rows", "order", "in_order")
 if err != nil {
 	panic(err)
 }
@@ -936,11 +982,12 @@ sum"""),
 
 Source 002's client in Go: 100 calls to a downstream that waits, all at once (a goroutine each, the
 first error cancelling the rest, as `errgroup` does), through a semaphore (a buffered channel) of 30 or
-10, or one at a time. The code is the cell's own: nothing hidden."""),
- (C, """// fanOut calls url n times with at most limit calls in flight (0: no
-// limit). The first failure cancels the calls still running and is
-// returned, as errgroup.Group does.
-fanOut := func(ctx context.Context, url string, n, limit int) (time.Duration, error) {
+10, or one at a time; then one failing call among 99 slow ones, which must cancel the rest. The code is
+the cell's own: nothing hidden."""),
+ (C, """// fanOut makes n calls, call i to urlFor(i), with at most limit calls in
+// flight (0: no limit). The first failure cancels the calls still running
+// and is returned, as errgroup.Group does.
+fanOut := func(ctx context.Context, urlFor func(i int) string, n, limit int) (time.Duration, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -954,47 +1001,61 @@ fanOut := func(ctx context.Context, url string, n, limit int) (time.Duration, er
 	for i := 0; i < n; i++ {
 		sem <- struct{}{}
 		wg.Add(1)
-		go func() {
+		go func(i int) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			_, callErr := workload.CallDownstream(ctx, nil, url)
+			_, callErr := workload.CallDownstream(ctx, nil, urlFor(i))
 			if callErr != nil {
 				once.Do(func() {
 					firstErr = callErr
 					cancel()
 				})
 			}
-		}()
+		}(i)
 	}
 	wg.Wait()
 	return time.Since(start), firstErr
 }
 
-down, err := workload.StartDownstream(cell.Context(), wait)
+// runFan runs the four fan-outs against one downstream, and the
+// errgroup check: 99 calls that would wait 2 s and one that fails at once.
+// The downstream is closed whatever happens.
+runFan := func(ctx context.Context) (*frame.Frame, time.Duration, error, error) {
+	down, err := workload.StartDownstream(ctx, wait)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	defer down.Close()
+	base := down.HealthURL()
+	health := func(i int) string { return base }
+	fan := frame.New("Go fan-out: 100 calls")
+	for _, limit := range []int{0, 30, 10, 1} {
+		name := fmt.Sprintf("semaphore %d", limit)
+		if limit == 0 {
+			name = "all at once (errgroup)"
+		} else if limit == 1 {
+			name = "one at a time"
+		}
+		el, ferr := fanOut(ctx, health, 100, limit)
+		if ferr != nil {
+			return nil, 0, nil, ferr
+		}
+		fan.MustAppend(frame.Row{"strategy": name, "limit": limit, "elapsed_s": el.Seconds(), "waits": el.Seconds() / wait.Seconds()})
+	}
+	oneBad := func(i int) string {
+		if i == 50 {
+			return base + "?ms=oops" // answered 400 at once
+		}
+		return base + "?ms=2000"
+	}
+	badEl, badErr := fanOut(ctx, oneBad, 100, 0)
+	return fan, badEl, badErr, nil
+}
+fan, badEl, badErr, err := runFan(cell.Context())
 if err != nil {
 	panic(err)
 }
-fan := frame.New("Go fan-out: 100 calls")
-for _, limit := range []int{0, 30, 10, 1} {
-	name := fmt.Sprintf("semaphore %d", limit)
-	if limit == 0 {
-		name = "all at once (errgroup)"
-	} else if limit == 1 {
-		name = "one at a time"
-	}
-	var el time.Duration
-	var ferr error
-	el, ferr = fanOut(cell.Context(), down.HealthURL(), 100, limit)
-	if ferr != nil {
-		panic(ferr)
-	}
-	fan.MustAppend(frame.Row{"strategy": name, "limit": limit, "elapsed_s": el.Seconds(), "waits": el.Seconds() / wait.Seconds()})
-}
-// The first error cancels the rest: a downstream answering 400 stops the fan-out at once.
-var badErr error
-_, badErr = fanOut(cell.Context(), down.HealthURL()+"?ms=oops", 100, 0)
-fmt.Println("with a failing downstream:", badErr)
-down.Close()
+fmt.Printf("one failing call among 99 slow ones: %v after %v (the others would take 2 s)\\n", badErr, badEl.Round(time.Millisecond))
 fan"""),
  (C, """// One line: how long 100 calls take against how many may be in flight.
 fanLine := frame.New("Go fan-out: 100 calls")
@@ -1070,8 +1131,10 @@ for i := 0; i < fan.Len(); i++ {
 		failed = append(failed, fan.Text("strategy", i))
 	}
 }
-if badErr == nil {
-	failed = append(failed, "a failing fan-out returned no error")
+okBad := badErr != nil && badEl < time.Second
+fmt.Printf("%-24s %7.2f s (want an error well before the 2 s calls end): %v\\n", "first error cancels", badEl.Seconds(), okBad)
+if !okBad {
+	failed = append(failed, "the first error did not cancel the fan-out")
 }
 one := cpuFrame.Float("serial_burns", 0)
 okOne := one >= 18 && one <= 40

@@ -84,6 +84,14 @@ def main():
     ap.add_argument("--executes", type=int, default=200)
     ap.add_argument("--json", help="also write the results to FILE")
     args = ap.parse_args()
+    from jupyter_client.kernelspec import KernelSpecManager
+    have = KernelSpecManager().find_kernel_specs()
+    missing = [k for k in ("conclab", "python3") if k not in have]
+    if missing:
+        sys.exit("bench-kernel: no kernelspec named %s (found: %s). Install conclab's with "
+                 "`bin/conclab install --user` (or --prefix DIR and JUPYTER_PATH=DIR/share/jupyter); "
+                 "python3's comes with Debian's python3-ipykernel."
+                 % (" or ".join(missing), ", ".join(sorted(have)) or "none"))
     res = [measure("conclab", args.starts, args.executes, "1"),
            measure("python3", args.starts, args.executes, "1")]
     c, p = res

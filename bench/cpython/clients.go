@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/conclab/conclab/bench/frame"
 )
@@ -58,6 +59,13 @@ func clientFrame(env *Env, name, strategy, client, load string, m map[string]any
 	}
 	if v, ok := m["in_order"].(bool); ok {
 		r["in_order"] = v
+	}
+	if ks, ok := m["error_kinds"].([]any); ok && len(ks) > 0 {
+		var kinds []string
+		for _, k := range ks {
+			kinds = append(kinds, fmt.Sprint(k))
+		}
+		r["error_kinds"] = strings.Join(kinds, ", ")
 	}
 	f := newSummaryFrame(name)
 	f.MustAppend(r)

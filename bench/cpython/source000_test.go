@@ -3,6 +3,7 @@ package cpython
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -58,7 +59,21 @@ func TestCompare000Print(t *testing.T) {
 		}
 		return true, ""
 	})
-	if _, err := PrintMode000("/nope"); err == nil {
-		t.Fatal("PrintMode000 of an unknown endpoint: no error")
+}
+
+// Bad input is refused before any Python starts.
+func TestPrint000BadInput(t *testing.T) {
+	if _, err := PrintMode000("/nope"); err == nil || !strings.Contains(err.Error(), "/doPrint") {
+		t.Fatalf("PrintMode000 of an unknown endpoint: %v; want an error listing the endpoints", err)
+	}
+	for _, tc := range []struct {
+		lines, vus int
+		d          time.Duration
+		want       string
+	}{{0, 1, time.Second, "lines"}, {10, 0, time.Second, "vus"}, {10, 1, 0, "duration"}} {
+		_, err := Compare000Print(context.Background(), Options{Python: "/no/such/python"}, tc.lines, tc.vus, tc.d)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Compare000Print(%d, %d, %v): %v; want an error about %s", tc.lines, tc.vus, tc.d, err, tc.want)
+		}
 	}
 }

@@ -103,7 +103,7 @@ func runModel004(ctx context.Context, dsn, app, client string, delay time.Durati
 	defer db.Close()
 	st, err := strategy.Preset(app)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cpython: Model004: %w", err)
 	}
 	st.CPUs = cpus
 	var steps []pymodel.Step
@@ -111,9 +111,10 @@ func runModel004(ctx context.Context, dsn, app, client string, delay time.Durati
 		steps = append(steps, pymodel.Sleep(delay))
 	}
 	steps = append(steps, strategy.DBInsertField(db, "email"))
+	label := Label004(client, app)
 	srv, err := startModel(ctx, st, steps)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cpython: Model004: %s: %w", label, err)
 	}
 	defer srv.Close()
 	cfg, h, closeClient, err := client004Model(client, srv.URL()+"/users", n, cpus)
@@ -121,15 +122,18 @@ func runModel004(ctx context.Context, dsn, app, client string, delay time.Durati
 		return nil, err
 	}
 	defer closeClient()
-	m, err := ModelBurst(ctx, Label004(client, app), cfg, 1, h, n)
+	m, err := ModelBurst(ctx, label, cfg, 1, h, n)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cpython: Model004: %s: %w", label, err)
 	}
 	rows, err := db.Rows(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cpython: Model004: %s: %w", label, err)
 	}
 	got := rows.Texts("value")
+	if e := m.Float("errors", 0); e > 0 || len(got) != n {
+		return nil, fmt.Errorf("cpython: Model004: %s: %v of %d posts failed (%s), %d rows landed", label, e, n, m.Text("first_error", 0), len(got))
+	}
 	return extend(m, func(_ int, r frame.Row) {
 		r["client"], r["load"] = Client004Label(client), strconv.Itoa(n)+" posts"
 		r["app"] = app
@@ -215,13 +219,22 @@ func equalStrings(a, b []string) bool {
 	return true
 }
 
+// checkRun004 fails a client run with failed posts or missing rows.
+func checkRun004(f *frame.Frame, n int) error {
+	if e, rows := f.Float("errors", 0), f.Float("rows", 0); e > 0 || rows != float64(n) {
+		return fmt.Errorf("%v of %d posts failed (%s), %v rows landed", e, n, f.Text("error_kinds", 0), rows)
+	}
+	return nil
+}
+
 // Compare004 runs source 004 for real — App004 (sync and async) on db (nil:
 // SQLite) with delay inside each insert, and each of source 004's clients
 // as a Python process posting n users, plus the same at zero delay for the
 // real stack's fixed cost — and on the model (Model004 on the same
 // database), and returns the Agreement frame on elapsed_s with
 // SleepTolerance, with each side's row order (model_order, real_order) and
-// in_order flags.
+// in_order flags. A run with failed posts or missing rows, on either side,
+// is an error naming the client, the app and the side.
 func Compare004(ctx context.Context, opts Options, db *DB, delay time.Duration, n int) (*frame.Frame, error) {
 	if n <= 0 || n > 1000 || delay <= 0 || delay > time.Minute {
 		return nil, fmt.Errorf("cpython: Compare004: need n in 1..1000 and delay in (0, 1m], got %d and %v", n, delay)
@@ -245,18 +258,25 @@ func Compare004(ctx context.Context, opts Options, db *DB, delay time.Duration, 
 			return nil, err
 		}
 		for _, client := range Clients004 {
+			label := Label004(client, app)
 			base, err := client004(ctx, opts, srv.URL(), client, n, "delay=0")
+			if err == nil {
+				err = checkRun004(base, n)
+			}
 			if err != nil {
 				srv.Close()
-				return nil, err
+				return nil, fmt.Errorf("cpython: Compare004: %s (real, zero delay): %w", label, err)
 			}
 			r, err := client004(ctx, opts, srv.URL(), client, n, "")
+			if err == nil {
+				err = checkRun004(r, n)
+			}
 			if err != nil {
 				srv.Close()
-				return nil, err
+				return nil, fmt.Errorf("cpython: Compare004: %s (real): %w", label, err)
 			}
 			r = extend(r, func(_ int, row frame.Row) {
-				row["strategy"], row["app"] = Label004(client, app), app
+				row["strategy"], row["app"] = label, app
 				row["elapsed_s_fixed"] = base.Float("elapsed_s", 0)
 			})
 			if real, err = frame.Concat(real.Name, real, r); err != nil {

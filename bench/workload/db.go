@@ -46,7 +46,8 @@ type DBConfig struct {
 	//   "user:pass@tcp(host:port)/db"   MariaDB/MySQL (go-sql-driver syntax; "mysql://" prefix allowed)
 	//   "postgres://user:pass@host/db"  PostgreSQL through pgx ("postgresql://" or "host=... dbname=..." too)
 	// SQLite runs in WAL mode with synchronous=NORMAL (as the Python
-	// references do) and a busy timeout of DefaultBusyTimeout.
+	// references do; a synchronous pragma in the DSN wins) and a busy
+	// timeout of DefaultBusyTimeout.
 	DSN string
 	// Table to insert into, created if missing (default DefaultTable).
 	// Many runs share one table: each row carries its run id.
@@ -217,7 +218,10 @@ func (d *DB) openSQLite(path string) error {
 	if strings.Contains(dsn, "?") {
 		sep = "&"
 	}
-	dsn += sep + fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)", DefaultBusyTimeout.Milliseconds())
+	dsn += sep + fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)", DefaultBusyTimeout.Milliseconds())
+	if !strings.Contains(strings.ToLower(dsn), "synchronous") { // a DSN's own setting wins
+		dsn += "&_pragma=synchronous(NORMAL)"
+	}
 	d.host = strings.TrimPrefix(path, "file:")
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {

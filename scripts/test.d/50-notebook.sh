@@ -4,7 +4,7 @@
 # Jupyter's own writer produces) by Debian's python3-nbformat, HTML reports
 # checked, and bad input rejected with a non-zero exit and the input intact.
 # Then the lab's notebooks (notebooks/*.ipynb) twice, in quick mode: by
-# `conclab run`, and by Jupyter's `nbconvert --execute --to html` through the
+# `conclab run`, and by Jupyter's `nbconvert --execute` (then `--to html`) through the
 # conclab kernel (a fresh build of this tree, kernelspec in a temp prefix);
 # every HTML page with charts opened in the charts' browser check.
 # NOTEBOOK_SKIP_SEEDS=1 skips notebooks/, NOTEBOOK_SKIP_NBCONVERT=1 only the
@@ -160,11 +160,11 @@ PY
   fi
 fi
 
-# The same notebooks through Jupyter: `jupyter nbconvert --execute --to html`
+# The same notebooks through Jupyter: `jupyter nbconvert --execute`, then `--to html`
 # (Debian's, under /usr/bin/python3) with the conclab kernel of a fresh build
 # of this tree, in quick mode (the kernel inherits CONCLAB_QUICK from
-# nbconvert). Each notebook ends with a shape check that panics, so a
-# notebook converts only when its experiment's shape held. Every notebook is
+# nbconvert). Each source notebook ends with a shape check that panics, so
+# such a notebook converts only when its experiment's shape held. Every notebook is
 # run even after a failure; the pass fails if any did.
 if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && [ "${NOTEBOOK_SKIP_NBCONVERT:-}" != 1 ] \
   && compgen -G "notebooks/*.ipynb" >/dev/null; then
@@ -187,14 +187,23 @@ if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && [ "${NOTEBOOK_SKIP_NBCONVERT:-}" != 1 
     status=ok
     # require.js and MathJax from Debian's packages (as 40-charts.sh), so
     # the page loads offline. DEBUG: the log records the cells' outputs.
-    if ! CONCLAB_QUICK=1 "${jupyter[@]}" nbconvert --execute --to html --log-level=DEBUG \
+    # Executed to a notebook first, so error outputs can be found by type
+    # (the HTML templates render them differently), then exported to HTML
+    # from that notebook without running it again.
+    if ! CONCLAB_QUICK=1 "${jupyter[@]}" nbconvert --execute --to notebook --log-level=DEBUG \
       --ExecutePreprocessor.kernel_name=conclab --ExecutePreprocessor.timeout=300 \
+      --output-dir "$nbc/ipynb" "$nb" >"$nbc/$name.log" 2>&1; then
+      status=FAILED
+    elif errs=$(/usr/bin/python3 -c 'import json,sys
+nb=json.load(open(sys.argv[1]))
+bad=["cell %d: %s: %s" % (i+1, o.get("ename"), o.get("evalue")) for i,c in enumerate(nb["cells"]) for o in c.get("outputs",[]) if o.get("output_type")=="error"]
+print("; ".join(bad)); sys.exit(1 if bad else 0)' "$nbc/ipynb/$name.ipynb"); [ -n "$errs" ]; then
+      status="FAILED (error output: $errs)"
+    elif ! "${jupyter[@]}" nbconvert --to html --log-level=ERROR \
       --HTMLExporter.require_js_url=file:///usr/share/javascript/requirejs/require.min.js \
       --HTMLExporter.mathjax_url=file:///usr/share/javascript/mathjax/MathJax.js \
-      --output-dir "$nbc/html" "$nb" >"$nbc/$name.log" 2>&1; then
-      status=FAILED
-    elif grep -q 'output_error' "$nbc/html/$name.html"; then
-      status="FAILED (error output in the page)"
+      --output-dir "$nbc/html" "$nbc/ipynb/$name.ipynb" >>"$nbc/$name.log" 2>&1; then
+      status="FAILED (HTML export)"
     elif [ -f "$tmp/seeds-html/$name.html" ]; then
       # The kernel shows the same charts as `conclab run`.
       a=$({ grep -o 'data-conclab-chart="1"' "$tmp/seeds-html/$name.html" || true; } | wc -l)
