@@ -2,18 +2,13 @@ package pymodel_test
 
 import (
 	"context"
-	"fmt"
 	"math"
-	"os"
-	"runtime"
-	"strconv"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/internal/speedup"
 )
 
 // wait is the scaled-down 1 s wait of the sources (never below 100 ms).
@@ -131,6 +126,7 @@ func TestAsyncBlockWarnsAndMeasuresLoop(t *testing.T) {
 // CPU-bound work under the GIL: N threads take as long as serial; without
 // the GIL (free-threaded) they run in parallel on the machine's cores.
 func TestGILSerialisesCPU(t *testing.T) {
+	var sp speedup.Check
 	const n = 4
 	step := pymodel.Burn(100 * time.Millisecond)
 	h := pymodel.Handler{Steps: []pymodel.Step{step}}
@@ -158,66 +154,15 @@ func TestGILSerialisesCPU(t *testing.T) {
 	}
 	freeRT := startRuntime(t, pymodel.Config{Mode: pymodel.WSGI, Threads: n, FreeThreaded: true})
 	nogilRT := startRuntime(t, pymodel.Config{Mode: pymodel.WSGI, Threads: n})
-	expectSpeedup(t, "free-threaded", 1.5,
+	sp.Expect(t, "free-threaded", 1.5,
 		func() time.Duration { return burst(t, serialRT, n, h) },
 		func() time.Duration { return burst(t, freeRT, n, h) })
-	expectSpeedup(t, "GIL-releasing step", 1.5,
+	sp.Expect(t, "GIL-releasing step", 1.5,
 		func() time.Duration { return burst(t, serialRT, n, h) },
 		func() time.Duration {
 			return burst(t, nogilRT, n, pymodel.Handler{Steps: []pymodel.Step{pymodel.BurnNoGIL(100 * time.Millisecond)}})
 		})
-	skipIfOverloaded(t)
-}
-
-// expectSpeedup checks that parallel is at least want times faster than
-// serial. The machine is shared, so it measures up to three interleaved
-// rounds and passes on the best; if all fail while the machine is
-// overloaded (load average above the core count) it skips, saying so.
-func expectSpeedup(t *testing.T, what string, want float64, serial, parallel func() time.Duration) {
-	t.Helper()
-	var got []float64
-	for round := 0; round < 3; round++ {
-		s, p := serial(), parallel()
-		r := float64(s) / float64(p)
-		got = append(got, r)
-		if r >= want {
-			t.Logf("%s: serial %v, parallel %v: %.2fx", what, s, p, r)
-			return
-		}
-	}
-	msg := fmt.Sprintf("%s: speed-ups %.2f; want ≥ %.1fx", what, got, want)
-	if load := loadAverage(); load > float64(runtime.NumCPU()) {
-		// Checked at the end of the test (see skipIfOverloaded), so
-		// the other measurements still run.
-		t.Logf("%s (machine overloaded: load %.1f on %d CPUs)", msg, load, runtime.NumCPU())
-		overloaded.Store(true)
-		return
-	}
-	t.Error(msg)
-}
-
-// overloaded records that a speed-up could not be measured because the
-// shared machine was overloaded.
-var overloaded atomic.Bool
-
-// skipIfOverloaded marks the test skipped if a speed-up was not measurable.
-func skipIfOverloaded(t *testing.T) {
-	if overloaded.Swap(false) && !t.Failed() {
-		t.Skip("some speed-ups were not measurable: the machine is overloaded (see log)")
-	}
-}
-
-func loadAverage() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return 0
-	}
-	v, _ := strconv.ParseFloat(f[0], 64)
-	return v
+	sp.SkipIfOverloaded(t)
 }
 
 func TestCPUOnLoopIsMeasured(t *testing.T) {

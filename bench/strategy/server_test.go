@@ -11,13 +11,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
+	"github.com/conclab/conclab/internal/speedup"
 )
 
 const wait = 200 * time.Millisecond // the sources' 1 s, scaled (≥ 100 ms)
@@ -175,6 +175,7 @@ func TestHealthDuringBlockedLoop(t *testing.T) {
 // worker processes, free threading and goroutines run about 2x faster on 2
 // cores. The machine is shared: see expectSpeedup.
 func TestCPUParallelism(t *testing.T) {
+	var sp speedup.Check
 	if runtime.NumCPU() < 2 {
 		t.Skip("needs 2 CPUs")
 	}
@@ -205,58 +206,11 @@ func TestCPUParallelism(t *testing.T) {
 		name string
 		srv  *strategy.Server
 	}{{"gunicorn 2w x 5t", twoW}, {"free-threaded", free}, {"goroutines", gor}} {
-		expectSpeedup(t, p.name, 1.5,
+		sp.Expect(t, p.name, 1.5,
 			func() time.Duration { return burst(t, serial.URL(), n) },
 			func() time.Duration { return burst(t, p.srv.URL(), n) })
 	}
-	skipIfOverloaded(t)
-}
-
-func expectSpeedup(t *testing.T, what string, want float64, serial, parallel func() time.Duration) {
-	t.Helper()
-	var got []float64
-	for round := 0; round < 3; round++ {
-		s, p := serial(), parallel()
-		r := float64(s) / float64(p)
-		got = append(got, r)
-		if r >= want {
-			t.Logf("%s: serial %v, parallel %v: %.2fx", what, s, p, r)
-			return
-		}
-	}
-	msg := fmt.Sprintf("%s: speed-ups %.2f; want ≥ %.1fx", what, got, want)
-	if load := loadAverage(); load > float64(runtime.NumCPU()) {
-		// Checked at the end of the test (see skipIfOverloaded), so
-		// the other measurements still run.
-		t.Logf("%s (machine overloaded: load %.1f on %d CPUs)", msg, load, runtime.NumCPU())
-		overloaded.Store(true)
-		return
-	}
-	t.Error(msg)
-}
-
-// overloaded records that a speed-up could not be measured because the
-// shared machine was overloaded.
-var overloaded atomic.Bool
-
-// skipIfOverloaded marks the test skipped if a speed-up was not measurable.
-func skipIfOverloaded(t *testing.T) {
-	if overloaded.Swap(false) && !t.Failed() {
-		t.Skip("some speed-ups were not measurable: the machine is overloaded (see log)")
-	}
-}
-
-func loadAverage() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return 0
-	}
-	v, _ := strconv.ParseFloat(f[0], 64)
-	return v
+	sp.SkipIfOverloaded(t)
 }
 
 func TestBadInput(t *testing.T) {
