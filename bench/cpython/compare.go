@@ -417,8 +417,8 @@ func (c Case003) model(cpus int) pymodel.Config {
 }
 
 // Compare003 runs source 003's burst of n requests (10 in the source) on
-// each case for real (gunicorn, the Go burst; I/O cases also at zero wait
-// for the fixed cost) and on the model, and returns the Agreement frame on
+// each case for real (gunicorn, the Go burst; also with no work, ?s=0 or
+// ?n=0, for the fixed cost) and on the model, and returns the Agreement frame on
 // elapsed_s. mode ModeIO waits wait per request (SleepTolerance); ModeCPU
 // computes the sum of squares of sumN, the model burning cal's cost for it
 // (CPUTolerance); cal nil calibrates first. The model spreads requests over
@@ -464,10 +464,15 @@ func Compare003(ctx context.Context, opts Options, mode string, cases []Case003,
 		if mode == ModeCPU {
 			path, q = "/cpu", "?n="+strconv.Itoa(sumN)
 		}
+		zero := "?s=0"
+		if mode == ModeCPU {
+			zero = "?n=0"
+		}
 		r, err := bestOf(opts.BestOf, func() (*frame.Frame, error) { return Burst(ctx, srv.Name(), Get(srv.URL()+path+q), n) })
-		if err == nil && mode == ModeIO {
+		if err == nil {
+			// The same burst with no work: the real stack's fixed cost.
 			var base *frame.Frame
-			if base, err = Burst(ctx, srv.Name(), Get(srv.URL()+path+"?s=0"), n); err == nil {
+			if base, err = Burst(ctx, srv.Name(), Get(srv.URL()+path+zero), n); err == nil {
 				r = withNumber(r, "elapsed_s_fixed", base.Float("elapsed_s", 0))
 			}
 		}

@@ -8,7 +8,9 @@
 # conclab kernel (a fresh build of this tree, kernelspec in a temp prefix);
 # every HTML page with charts opened in the charts' browser check.
 # NOTEBOOK_SKIP_SEEDS=1 skips notebooks/, NOTEBOOK_SKIP_NBCONVERT=1 only the
-# nbconvert pass, NOTEBOOK_SKIP_BROWSER=1 the browser checks.
+# nbconvert pass, NOTEBOOK_SKIP_BROWSER=1 the browser checks. A notebook whose
+# shape check misses (measured timings outside its bands; "did NOT hold") is
+# run once more in either pass, and the first miss is printed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CONCLAB=${CONCLAB:-conclab}
@@ -141,8 +143,20 @@ fi
 # the browser check. NOTEBOOK_SKIP_SEEDS=1 skips this part.
 if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && compgen -G "notebooks/*.ipynb" >/dev/null; then
   start=$(date +%s)
-  "$CONCLAB" run --quick --out "$tmp/seeds" --html "$tmp/seeds-html" notebooks \
-    || fail "conclab run --quick notebooks failed"
+  if ! "$CONCLAB" run --quick --out "$tmp/seeds" --html "$tmp/seeds-html" notebooks 2>"$tmp/seeds.log"; then
+    cat "$tmp/seeds.log" >&2
+    # A notebook whose shape check failed (its measured timings outside the
+    # bands on this busy 2-core machine) gets one more run; any other failure,
+    # or a second miss, fails the pass.
+    mapfile -t again < <(sed -n 's/^FAIL \(notebooks\/[^:]*\.ipynb\): .*did NOT hold.*/\1/p' "$tmp/seeds.log" | sort -u)
+    others=$(grep -c '^FAIL ' "$tmp/seeds.log" || true)
+    [ ${#again[@]} -gt 0 ] && [ "$others" = ${#again[@]} ] || fail "conclab run --quick notebooks failed"
+    echo "50-notebook: shape check missed in ${again[*]}; running once more" >&2
+    "$CONCLAB" run --quick --out "$tmp/seeds" --html "$tmp/seeds-html" "${again[@]}" \
+      || fail "conclab run --quick failed twice for ${again[*]}"
+  else
+    cat "$tmp/seeds.log" >&2
+  fi
   echo "50-notebook: quick run of notebooks/ took $(( $(date +%s) - start ))s"
   /usr/bin/python3 - "$tmp"/seeds/*.ipynb <<'PY' || fail "a written notebook is not valid nbformat 4.5"
 import sys, warnings
@@ -181,9 +195,11 @@ if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && [ "${NOTEBOOK_SKIP_NBCONVERT:-}" != 1 
     || fail "jupyter does not find the conclab kernelspec in $nbc/prefix: $specs"
   failed=()
   all_start=$(now_ms)
-  for nb in notebooks/*.ipynb; do
+  # nbconvert_one NB: executes NB to $nbc/ipynb and exports it to
+  # $nbc/html, setting status (ok, or FAILED and why).
+  nbconvert_one() {
+    local nb=$1 name errs a b
     name=$(basename "$nb" .ipynb)
-    start=$(now_ms)
     status=ok
     # require.js and MathJax from Debian's packages (as 40-charts.sh), so
     # the page loads offline. DEBUG: the log records the cells' outputs.
@@ -209,6 +225,18 @@ print("; ".join(bad)); sys.exit(1 if bad else 0)' "$nbc/ipynb/$name.ipynb"); [ -
       a=$({ grep -o 'data-conclab-chart="1"' "$tmp/seeds-html/$name.html" || true; } | wc -l)
       b=$({ grep -o 'data-conclab-chart="1"' "$nbc/html/$name.html" || true; } | wc -l)
       [ "$a" = "$b" ] || status="FAILED ($b charts; conclab run showed $a)"
+    fi
+  }
+  for nb in notebooks/*.ipynb; do
+    name=$(basename "$nb" .ipynb)
+    start=$(now_ms)
+    nbconvert_one "$nb"
+    if [ "$status" = FAILED ] && grep -q 'did NOT hold' "$nbc/$name.log"; then
+      # A shape check missed (timings on a busy machine): show it, run once more.
+      printf '50-notebook: nbconvert %-28s %7s  shape check missed; running once more\n' "$name" "$(secs $(($(now_ms) - start)))"
+      nbconvert_failure "$nbc/$name.log" | sed "s/^/  $name (first run): /" >&2
+      start=$(now_ms)
+      nbconvert_one "$nb"
     fi
     printf '50-notebook: nbconvert %-28s %7s  %s\n' "$name" "$(secs $(($(now_ms) - start)))" "$status"
     if [ "$status" != ok ]; then
