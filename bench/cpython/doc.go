@@ -23,9 +23,10 @@
 //     client scripts run as Python processes; their timings come back as a
 //     *frame.Frame with the Python version, package versions and CPU count
 //     in every row.
-//   - Burst and ClosedVUs: a small bounded Go load generator for the real
-//     apps (N requests at once; k6-style closed virtual users with think
-//     time and multipart uploads).
+//   - Burst and ClosedVUs: the lab's load generator (bench/load) aimed at
+//     the real apps (N requests at once; k6-style closed virtual users with
+//     think time and multipart uploads), summarised in this package's
+//     frame columns.
 //   - Calibrate: real per-step costs (one Pillow convert pipeline on the 8K
 //     image and the share of it that holds the GIL, one sum of squares, one
 //     database insert) as a frame and as a Calibration whose methods build

@@ -3,18 +3,15 @@ package cpython
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/conclab/conclab/bench/frame"
+	"github.com/conclab/conclab/bench/load"
 )
 
 // Limits of the Go load generator: every run is bounded in count and time.
@@ -61,39 +58,53 @@ type shot struct {
 	err     error
 }
 
-func newClient(conns int) (*http.Client, *http.Transport) {
-	tr := &http.Transport{MaxIdleConns: conns, MaxIdleConnsPerHost: conns, IdleConnTimeout: 30 * time.Second}
-	return &http.Client{Transport: tr, Timeout: RequestTimeout}, tr
+// target is req as the lab's load generator's Target.
+func (r Request) target() load.Target {
+	t := load.Target{URL: r.URL, Method: r.Method, Body: r.Body}
+	if r.ContentType != "" {
+		t.Header = http.Header{"Content-Type": {r.ContentType}}
+	}
+	return t
 }
 
-func (r Request) do(ctx context.Context, c *http.Client) shot {
-	m := r.Method
-	if m == "" {
-		m = http.MethodGet
+// runLoad runs m against req on bench/load, the lab's instrument (each
+// request bounded by RequestTimeout; requests in flight at the end may
+// finish within RequestTimeout), and returns a one-row frame in this
+// package's summary columns. Failed requests count in errors (a run where
+// every request failed is not an error here); the first failure's text is
+// in first_error.
+func runLoad(ctx context.Context, who, name, strategy, client string, req Request, m load.Model) (*frame.Frame, error) {
+	if req.URL == "" {
+		return nil, fmt.Errorf("cpython: %s: request has no URL", who)
 	}
-	var body io.Reader
-	if r.Body != nil {
-		body = bytes.NewReader(r.Body)
+	res, err := load.Run(ctx, req.target(), m, load.Options{
+		Timeout: RequestTimeout, GracefulStop: RequestTimeout, MaxRequests: MaxRequests,
+		MaxDuration: 2 * time.Hour, CPUWarn: -1, Strategy: strategy,
+	})
+	if cerr := ctx.Err(); cerr != nil {
+		return nil, fmt.Errorf("cpython: %s: %w", who, cerr)
 	}
-	req, err := http.NewRequestWithContext(ctx, m, r.URL, body)
-	if err != nil {
-		return shot{err: err}
+	if res == nil {
+		return nil, fmt.Errorf("cpython: %s: %w", who, err)
 	}
-	if r.ContentType != "" {
-		req.Header.Set("Content-Type", r.ContentType)
+	lat := res.Latency
+	errs := res.Errors()
+	r := frame.Row{"strategy": strategy, "client": client, "load": m.String(), "count": res.Count(), "errors": errs,
+		"elapsed_s": res.Elapsed.Seconds()}
+	if res.Elapsed > 0 {
+		r["rps"] = float64(res.Count()-errs) / res.Elapsed.Seconds()
 	}
-	t0 := time.Now()
-	resp, err := c.Do(req)
-	if err != nil {
-		return shot{latency: time.Since(t0), err: err}
+	if lat.Count > 0 {
+		ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+		r["min_ms"], r["avg_ms"], r["med_ms"] = ms(lat.Min), ms(lat.Avg), ms(lat.Med)
+		r["p90_ms"], r["p95_ms"], r["p99_ms"], r["max_ms"] = ms(lat.P90), ms(lat.P95), ms(lat.P99), ms(lat.Max)
 	}
-	_, err = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	d := time.Since(t0)
-	if err == nil && resp.StatusCode >= 400 {
-		err = fmt.Errorf("status %d", resp.StatusCode)
+	if errs > 0 && len(res.ErrorSamples) > 0 {
+		r["first_error"] = res.ErrorSamples[0]
 	}
-	return shot{latency: d, err: err}
+	f := newSummaryFrame(name)
+	f.MustAppend(r)
+	return f, nil
 }
 
 func loadFrame(name, strategy, client, load string, shots []shot, elapsed time.Duration) *frame.Frame {
@@ -127,41 +138,24 @@ func loadFrame(name, strategy, client, load string, shots []shot, elapsed time.D
 }
 
 // Burst sends n copies of req at once — each on its own connection — and
-// times the batch (elapsed_s) and each request. It returns a one-row
-// summary frame labelled strategy. Failed requests count in errors; the
-// first one's text is in first_error. Cancelling ctx aborts the requests.
+// times the batch (elapsed_s) and each request, with the lab's load
+// generator (bench/load). It returns a one-row summary frame labelled
+// strategy. Failed requests count in errors; the first one's text is in
+// first_error. Cancelling ctx aborts the requests.
 func Burst(ctx context.Context, strategy string, req Request, n int) (*frame.Frame, error) {
 	if n <= 0 || n > MaxBurst {
 		return nil, fmt.Errorf("cpython: Burst: n must be in 1..%d, got %d", MaxBurst, n)
 	}
-	if req.URL == "" {
-		return nil, errors.New("cpython: Burst: request has no URL")
-	}
-	c, tr := newClient(n)
-	defer tr.CloseIdleConnections()
-	shots := make([]shot, n)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for i := range shots {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			shots[i] = req.do(ctx, c)
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("cpython: Burst: %w", err)
-	}
-	return loadFrame("burst", strategy, "go burst", "burst "+strconv.Itoa(n), shots, elapsed), nil
+	return runLoad(ctx, "Burst", "burst", strategy, "go burst", req, load.Burst{N: n})
 }
 
-// ClosedVUs runs k6's constant-VUs executor: vus virtual users each send req,
-// wait for the answer, sleep think, and repeat until duration has passed;
-// iterations in flight then finish (bounded by RequestTimeout). Source 000's
-// script is ClosedVUs(ctx, s, upload, 20, 10*time.Second, time.Second). It
-// returns a one-row summary frame; elapsed_s runs until the last answer.
+// ClosedVUs runs k6's constant-VUs executor with the lab's load generator:
+// vus virtual users each send req, wait for the answer, sleep think, and
+// repeat until duration has passed; iterations in flight then finish
+// (bounded by RequestTimeout), thinking ones stop. Source 000's script is
+// ClosedVUs(ctx, s, upload, 20, 10*time.Second, time.Second). It returns a
+// one-row summary frame; elapsed_s runs until the end or the last answer,
+// whichever is later.
 func ClosedVUs(ctx context.Context, strategy string, req Request, vus int, duration, think time.Duration) (*frame.Frame, error) {
 	if vus <= 0 || vus > MaxVUs {
 		return nil, fmt.Errorf("cpython: ClosedVUs: vus must be in 1..%d, got %d", MaxVUs, vus)
@@ -169,49 +163,5 @@ func ClosedVUs(ctx context.Context, strategy string, req Request, vus int, durat
 	if duration <= 0 || duration > time.Hour || think < 0 {
 		return nil, fmt.Errorf("cpython: ClosedVUs: duration must be in (0, 1h] and think not negative, got %v and %v", duration, think)
 	}
-	if req.URL == "" {
-		return nil, errors.New("cpython: ClosedVUs: request has no URL")
-	}
-	c, tr := newClient(vus)
-	defer tr.CloseIdleConnections()
-	var mu sync.Mutex
-	var shots []shot
-	var wg sync.WaitGroup
-	start := time.Now()
-	end := start.Add(duration)
-	for v := 0; v < vus; v++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for time.Now().Before(end) && ctx.Err() == nil {
-				s := req.do(ctx, c)
-				mu.Lock()
-				full := len(shots) >= MaxRequests
-				if !full {
-					shots = append(shots, s)
-				}
-				mu.Unlock()
-				if full {
-					return
-				}
-				if think > 0 {
-					t := time.NewTimer(think)
-					select {
-					case <-ctx.Done():
-						t.Stop()
-						return
-					case <-t.C:
-					}
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("cpython: ClosedVUs: %w", err)
-	}
-	load := fmt.Sprintf("%d VUs %v think %v", vus, duration, think)
-	f := loadFrame("closed VUs", strategy, "go closed VUs", load, shots, elapsed)
-	return f, nil
+	return runLoad(ctx, "ClosedVUs", "closed VUs", strategy, "go closed VUs", req, load.Closed{VUs: vus, Duration: duration, Think: think})
 }

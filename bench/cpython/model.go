@@ -3,11 +3,11 @@ package cpython
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/conclab/conclab/bench/frame"
+	"github.com/conclab/conclab/bench/load"
 	"github.com/conclab/conclab/bench/pymodel"
 )
 
@@ -44,11 +44,12 @@ func ModelBurst(ctx context.Context, strategy string, cfg pymodel.Config, worker
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("cpython: ModelBurst: %w", err)
 	}
-	return modelFrame(loadFrame("model burst", strategy, "model", "burst "+strconv.Itoa(n), shots, elapsed), rts), nil
+	return modelFrame(loadFrame("model burst", strategy, "model", load.Burst{N: n}.String(), shots, elapsed), rts), nil
 }
 
 // ModelClosedVUs is ClosedVUs against the model: vus goroutines each handle
-// h, sleep think and repeat until duration has passed.
+// h, sleep think and repeat until duration has passed; a think that would
+// outlast the end stops there, as ClosedVUs's does.
 func ModelClosedVUs(ctx context.Context, strategy string, cfg pymodel.Config, workers int, h pymodel.Handler, vus int, duration, think time.Duration) (*frame.Frame, error) {
 	if vus <= 0 || vus > MaxVUs {
 		return nil, fmt.Errorf("cpython: ModelClosedVUs: vus must be in 1..%d, got %d", MaxVUs, vus)
@@ -85,8 +86,8 @@ func ModelClosedVUs(ctx context.Context, strategy string, cfg pymodel.Config, wo
 				mu.Lock()
 				shots = append(shots, shot{latency: time.Since(t0), err: err})
 				mu.Unlock()
-				if think > 0 {
-					t := time.NewTimer(think)
+				if wait := min(think, time.Until(end)); wait > 0 {
+					t := time.NewTimer(wait)
 					select {
 					case <-ctx.Done():
 						t.Stop()
@@ -102,8 +103,8 @@ func ModelClosedVUs(ctx context.Context, strategy string, cfg pymodel.Config, wo
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("cpython: ModelClosedVUs: %w", err)
 	}
-	load := fmt.Sprintf("%d VUs %v think %v", vus, duration, think)
-	return modelFrame(loadFrame("model closed VUs", strategy, "model", load, shots, elapsed), rts), nil
+	label := load.Closed{VUs: vus, Duration: duration, Think: think}.String()
+	return modelFrame(loadFrame("model closed VUs", strategy, "model", label, shots, elapsed), rts), nil
 }
 
 func startRuntimes(ctx context.Context, cfg pymodel.Config, workers int) ([]*pymodel.Runtime, error) {

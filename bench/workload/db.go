@@ -78,11 +78,12 @@ type DB struct {
 	tempDir string // SQLite temp dir owned by this handle
 	start   time.Time
 	insert  string
-	// writeMu serialises SQLite inserts, one writer at a time as SQLite
+	// writeSlot serialises SQLite inserts, one writer at a time as SQLite
 	// allows anyway, so concurrent inserts queue here instead of sleeping
 	// in the busy handler's back-off (the Python references hold a lock
-	// the same way).
-	writeMu sync.Mutex
+	// the same way). A channel of one, so a queued insert leaves when its
+	// ctx ends.
+	writeSlot chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -119,7 +120,7 @@ func OpenDBConfig(ctx context.Context, cfg DBConfig) (*DB, error) {
 	if cfg.MaxOpenConns < 0 {
 		return nil, fmt.Errorf("workload: MaxOpenConns = %d, want >= 0", cfg.MaxOpenConns)
 	}
-	d := &DB{table: cfg.Table, run: cfg.Run, keep: cfg.Keep, start: time.Now()}
+	d := &DB{table: cfg.Table, run: cfg.Run, keep: cfg.Keep, start: time.Now(), writeSlot: make(chan struct{}, 1)}
 	password, err := d.open(cfg)
 	if err != nil {
 		return nil, redact(err, password)
@@ -301,8 +302,12 @@ func (d *DB) Insert(ctx context.Context, value string) error {
 		return fmt.Errorf("workload: insert: value is %d bytes, want at most %d", len(value), MaxValueLen)
 	}
 	if d.backend == BackendSQLite {
-		d.writeMu.Lock()
-		defer d.writeMu.Unlock()
+		select {
+		case d.writeSlot <- struct{}{}:
+			defer func() { <-d.writeSlot }()
+		case <-ctx.Done():
+			return fmt.Errorf("workload: insert into %s (%s): waiting for the write lock: %w", d.table, d.backend, context.Cause(ctx))
+		}
 	}
 	t := float64(time.Since(d.start)) / float64(time.Millisecond)
 	if _, err := d.db.ExecContext(ctx, d.insert, d.run, value, t); err != nil {

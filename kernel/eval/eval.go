@@ -117,6 +117,8 @@ type Session struct {
 	origDir   string
 	restores  []func()
 	cellCtx   context.Context
+	cellSeq   uint64 // counts Eval calls; goroutines remember theirs
+	goPanic   string // first goroutine panic of cell cellSeq
 	sink      sinkValue
 	known     map[string]string   // identifiers declared by cells -> kind
 	imports   map[string]string   // package name -> import path, imported by cells
@@ -168,8 +170,11 @@ import _conclabos "os"
 
 func Display(d display.Data) error { return display.Display(d) }
 
-func _conclabGoPanic(r interface{}) {
+func _conclabCell() uint64 { return _conclabsink.Cell() }
+
+func _conclabGoPanic(cell uint64, r interface{}) {
 	_conclabfmt.Fprintf(_conclabos.Stderr, "panic in goroutine (recovered by conclab): %v\n", r)
+	_conclabsink.GoPanic(cell, _conclabfmt.Sprint(r))
 }
 
 type _conclabRenderer interface{ Render() display.Data }
@@ -369,7 +374,9 @@ func (s *Session) overrides() interp.Exports {
 			"Writer": reflect.ValueOf(logger.Writer), "Default": reflect.ValueOf(func() *log.Logger { return logger }),
 		},
 		sinkPath + "/sink": {
-			"Set": reflect.ValueOf(s.setSink),
+			"Set":     reflect.ValueOf(s.setSink),
+			"Cell":    reflect.ValueOf(s.currentCell),
+			"GoPanic": reflect.ValueOf(s.recordGoPanic),
 		},
 	}
 	if s.stdinVar != nil {
@@ -403,6 +410,23 @@ func (s *Session) setSink(v any, m, meta display.MIMEMap, text string) {
 	s.mu.Unlock()
 }
 
+// currentCell is the sequence number of the cell running now.
+func (s *Session) currentCell() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cellSeq
+}
+
+// recordGoPanic keeps the first panic of a goroutine started by the cell
+// still running; one from an earlier cell was only reported on stderr.
+func (s *Session) recordGoPanic(cell uint64, msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cell == s.cellSeq && s.goPanic == "" {
+		s.goPanic = msg
+	}
+}
+
 func (s *Session) captureProcess() {
 	oldOut, oldErr, oldLog := os.Stdout, os.Stderr, log.Writer()
 	os.Stdout, os.Stderr = s.out.w, s.errf.w
@@ -434,6 +458,8 @@ func (s *Session) Eval(ctx context.Context, code string) (Result, error) {
 	}
 	cctx, cancel := context.WithCancel(s.rootCtx)
 	s.cellCtx = cctx
+	s.cellSeq++
+	s.goPanic = ""
 	s.mu.Unlock()
 	restoreCell := cell.Set(cctx)
 	defer restoreCell()
@@ -450,6 +476,17 @@ func (s *Session) Eval(ctx context.Context, code string) (Result, error) {
 	s.flush()
 	if ctx.Err() != nil {
 		return Result{}, ctx.Err()
+	}
+	if err == nil {
+		// A goroutine of this cell panicked (recovered by its guard) before
+		// the cell ended: the cell failed, as the program would have.
+		s.mu.Lock()
+		msg := s.goPanic
+		s.mu.Unlock()
+		if msg != "" {
+			return Result{}, &Error{Name: "panic", Value: "in a goroutine the cell started: " + msg,
+				Traceback: []string{"panic in a goroutine the cell started: " + msg}}
+		}
 	}
 	return res, err
 }

@@ -38,10 +38,13 @@ func FuzzSplitCell(f *testing.F) {
 func TestGuardGoroutines(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ in, want string }{
-		{"go f(a, 3)", "{ _cg0, _cg1 := f, a; go func() { " + goGuard + "_cg0(_cg1, 3) }() }"},
-		{"go s.serve(l)", "{ _cg0, _cg1 := s.serve, l; go func() { " + goGuard + "_cg0(_cg1) }() }"},
-		{"go f(xs...)", "{ _cg0, _cg1 := f, xs; go func() { " + goGuard + "_cg0(_cg1...) }() }"},
-		{"go func() {\n\tx()\n}()", "go func() {" + goGuard + "\n\tx()\n}()"},
+		{"go f(a, 3)", "{ _cgc0, _cg0, _cg1 := _conclabCell(), f, a; go func() { " + guardFor("_cgc0") + "_cg0(_cg1, 3) }() }"},
+		{"go s.serve(l)", "{ _cgc0, _cg0, _cg1 := _conclabCell(), s.serve, l; go func() { " + guardFor("_cgc0") + "_cg0(_cg1) }() }"},
+		{"go f(xs...)", "{ _cgc0, _cg0, _cg1 := _conclabCell(), f, xs; go func() { " + guardFor("_cgc0") + "_cg0(_cg1...) }() }"},
+		{"go func() {\n\tx()\n}()", "{ _cgc0 := _conclabCell(); go func() {" + guardFor("_cgc0") + "\n\tx()\n}() }"},
+		// Nested: each statement has its own cell variable.
+		{"go func() {go g()}()", "{ _cgc0 := _conclabCell(); go func() {" + guardFor("_cgc0") +
+			"{ _cgc11, _cg0 := _conclabCell(), g; go func() { " + guardFor("_cgc11") + "_cg0() }() }}() }"},
 		{"go close(ch)", "go close(ch)"},
 		{"x := 1", "x := 1"},
 		{"go f(", "go f("},

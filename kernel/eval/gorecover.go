@@ -10,8 +10,12 @@ import (
 
 // goGuard is inserted at the start of every goroutine a cell starts: an
 // unrecovered panic in a goroutine would otherwise end the whole process
-// (and the kernel). It reports the panic on the cell's stderr instead.
-const goGuard = `defer func() { if r := recover(); r != nil { _conclabGoPanic(r) } }(); `
+// (and the kernel). It reports the panic on stderr instead, and the cell
+// that started the goroutine fails if it is still running. CELL names the
+// variable holding that cell's number, taken at the go statement.
+const goGuard = `defer func() { if r := recover(); r != nil { _conclabGoPanic(CELL, r) } }(); `
+
+func guardFor(cellVar string) string { return strings.Replace(goGuard, "CELL", cellVar, 1) }
 
 var builtinFuncs = map[string]bool{"append": true, "cap": true, "clear": true, "close": true, "complex": true,
 	"copy": true, "delete": true, "imag": true, "len": true, "make": true, "max": true, "min": true, "new": true,
@@ -25,9 +29,11 @@ type edit struct {
 // guardGoroutines rewrites the go statements of src so that a panic in the
 // goroutine is recovered:
 //
-//	go func(...) {...}(args)   -> goGuard inserted at the start of the body
-//	go f(a, b)                 -> { _cg0, _cg1, _cg2 := f, a, b; go func() { goGuard; _cg0(_cg1, _cg2) }() }
+//	go func(...) {...}(args)   -> { _cgcN := _conclabCell(); go func(...) { goGuard; ... }(args) }
+//	go f(a, b)                 -> { _cgcN, _cg0, _cg1, _cg2 := _conclabCell(), f, a, b; go func() { goGuard; _cg0(_cg1, _cg2) }() }
 //
+// where N is the statement's offset, so nested statements do not shadow
+// each other's cell number.
 // The function and arguments are still evaluated where the go statement is,
 // as Go specifies. Line numbers are unchanged. Sources that do not parse are
 // returned as is; the caller retries the original source when the rewritten
@@ -55,16 +61,20 @@ func guardGoroutines(src string, decl bool) string {
 		if off(g.Pos()) < 0 || off(g.End()) > len(src) {
 			return true
 		}
+		cellVar := "_cgc" + itoa(off(g.Pos()))
 		if lit, ok := g.Call.Fun.(*ast.FuncLit); ok && lit.Body != nil {
 			o := off(lit.Body.Lbrace) + 1
-			edits = append(edits, edit{o, o, goGuard})
+			edits = append(edits,
+				edit{off(g.Pos()), off(g.Pos()), "{ " + cellVar + " := _conclabCell(); "},
+				edit{o, o, guardFor(cellVar)},
+				edit{off(g.End()), off(g.End()), " }"})
 			return true
 		}
 		if id, ok := g.Call.Fun.(*ast.Ident); ok && builtinFuncs[id.Name] {
 			return true
 		}
-		names := []string{"_cg0"}
-		vals := []string{text(g.Call.Fun)}
+		names := []string{cellVar, "_cg0"}
+		vals := []string{"_conclabCell()", text(g.Call.Fun)}
 		var args []string
 		for i, a := range g.Call.Args {
 			if isLiteral(a) { // constants keep their untyped type
@@ -82,14 +92,21 @@ func guardGoroutines(src string, decl bool) string {
 		}
 		call += ")"
 		rewritten := "{ " + strings.Join(names, ", ") + " := " + strings.Join(vals, ", ") +
-			"; go func() { " + goGuard + call + " }() }"
+			"; go func() { " + guardFor(cellVar) + call + " }() }"
 		edits = append(edits, edit{off(g.Pos()), off(g.End()), rewritten})
 		return false
 	})
 	if len(edits) == 0 {
 		return src
 	}
-	sort.Slice(edits, func(i, j int) bool { return edits[i].from > edits[j].from })
+	// Last offset first; at one offset, a replacement before an insertion,
+	// so the insertion lands in front of the replaced text.
+	sort.SliceStable(edits, func(i, j int) bool {
+		if edits[i].from != edits[j].from {
+			return edits[i].from > edits[j].from
+		}
+		return edits[i].to > edits[j].to
+	})
 	for _, e := range edits {
 		src = src[:e.from] + e.text + src[e.to:]
 	}
