@@ -1,6 +1,8 @@
 # conclab in JupyterLab:
-#   docker build -t conclab . && docker run --rm -p 8888:8888 conclab
-# then open http://127.0.0.1:8888/lab — the notebooks open with the "Go (conclab)" kernel.
+#   docker build -t conclab . && docker run --rm -p 127.0.0.1:8888:8888 conclab
+# then open the http://127.0.0.1:8888/lab?token=... address the container prints — the
+# notebooks open with the "Go (conclab)" kernel. The kernel runs code: keep the port on
+# 127.0.0.1 and the token on (JupyterLab's default).
 #
 # The steps are the ones .ci/run proves on every submission: scripts/setup.sh installs the
 # Debian packages (Jupyter, the sources' Python stack, databases, chromium) and the npm
@@ -24,4 +26,4 @@ RUN mkdir -p /work && cp -r notebooks /work/notebooks
 WORKDIR /work/notebooks
 EXPOSE 8888
 CMD ["jupyter", "lab", "--ip=0.0.0.0", "--port=8888", "--allow-root", "--no-browser", \
-     "--ServerApp.token=", "--MappingKernelManager.default_kernel_name=conclab"]
+     "--MappingKernelManager.default_kernel_name=conclab"]

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Generates the seed notebooks (nbformat 4.5, no outputs). Run: python3 notebooks/gen.py"""
-import json, os
+"""Generates the seed notebooks (nbformat 4.5, no outputs). Run: python3 notebooks/gen.py [OUTDIR]
+(OUTDIR defaults to this folder; scripts/check-generated.sh writes to a temp dir and compares)."""
+import json, os, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = sys.argv[1] if len(sys.argv) > 1 else HERE
 
 def nb(name, cells):
     out = []
@@ -16,7 +18,7 @@ def nb(name, cells):
         "kernelspec": {"name": "conclab", "display_name": "Go (conclab)", "language": "go"},
         "language_info": {"name": "go", "file_extension": ".go", "mimetype": "text/x-go"}},
         "nbformat": 4, "nbformat_minor": 5}
-    with open(os.path.join(HERE, name + ".ipynb"), "w", encoding="utf-8") as f:
+    with open(os.path.join(OUT, name + ".ipynb"), "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1, sort_keys=True, ensure_ascii=False)
         f.write("\n")
 
@@ -206,7 +208,7 @@ Does the source's shape hold? `/async-block` ≈ 10 waits, the others ≈ 1 wait
  (C, """var failed []string
 for i := 0; i < measured.Len(); i++ {
 	name, w := measured.Text("strategy", i), measured.Float("waits", i)
-	lo, hi := 0.9, 2.0
+	lo, hi := 0.9, 1.5 // one wave; two would be 2
 	if name == "/async-block" {
 		lo, hi = 9.0, 12.5
 	}
@@ -216,8 +218,8 @@ for i := 0; i < measured.Len(); i++ {
 		failed = append(failed, name)
 	}
 }
-okWaves := waves >= 2.7 && waves <= 4.5
-fmt.Printf("%-13s %5.2f waits (want 2.7–4.5): %v\\n", "100 x /sync", waves, okWaves)
+okWaves := waves >= 2.7 && waves <= 3.6 // three waves of 40; four would be 4
+fmt.Printf("%-13s %5.2f waits (want 2.7–3.6): %v\\n", "100 x /sync", waves, okWaves)
 if !okWaves {
 	failed = append(failed, "100 concurrent /sync-sleep")
 }
@@ -350,9 +352,9 @@ check := func(what string, got, lo, hi float64) {
 }
 for i := 0; i < ioMeasured.Len(); i++ {
 	name := ioMeasured.Text("strategy", i)
-	lo, hi := 0.9, 1.6
+	lo, hi := 0.9, 1.5 // one wave
 	if name == "flask 1w x 5t" {
-		lo, hi = 1.8, 2.6
+		lo, hi = 1.8, 2.5 // two waves
 	}
 	check("I/O "+name+" waits", ioMeasured.Float("waits", i), lo, hi)
 }
@@ -614,8 +616,9 @@ srcShown"""),
 asyncio is the slowest and blocks its loop for a whole conversion; ThreadPool is no faster than sync
 and at most 2.5x slower — its executor has min(32, CPUs + 4) = 6 threads on this 2-CPU machine for
 10 VUs, where the source's 8-core laptop had 12, so a few uploads queue for a thread; nothing is dramatically (more than 3x) faster than sync. Unlike the source, ProcessPool usually comes out
-somewhat *faster* than sync here (1.5–2x): the modelled pipe carries no 1.4 MB image, so it pays
-little IPC, and its workers hold no GIL — a difference worth knowing, not hiding."""),
+somewhat *faster* than sync here (1.5–2x): as in the source's code, the pool is sent two file
+paths (`convert_image(image_path, output_path)`), not the 1.4 MB image, so the pipe costs little,
+and its workers hold no GIL — a difference worth knowing, not hiding."""),
  (C, """var failed []string
 avg := map[string]float64{}
 for i := 0; i < res.Summary.Len(); i++ {
@@ -1190,11 +1193,19 @@ fmt.Println("Shape held: goroutines take one wait, a semaphore of N takes 100/N 
 nb("byo-server", [
  (M, """# Bring your own server
 
-`bench/load` drives any HTTP server on loopback. Replace the URL with your own app's
-(e.g. `http://127.0.0.1:8000/work` for a uvicorn you started). So that this notebook runs
-headless, it starts two small servers itself: one handles requests concurrently, the other
-behind a mutex — one at a time, like the `/async-block` bug. Each request waits 500 ms
-(100 ms with `--quick`); 10 requests arrive at once."""),
+`bench/load` drives any HTTP server on loopback. Set `yourURL` in the next cell to your own
+app's (e.g. `http://127.0.0.1:8000/work` for a uvicorn you started; or run the notebook with
+`CONCLAB_BYO_URL` set): the same burst goes to it and its row joins the table and the chart.
+Other hosts are refused unless you add `AllowRemote: true` to the options.
+
+So that this notebook runs headless, it also starts two small servers itself: one handles
+requests concurrently, the other behind a mutex — one at a time, like the `/async-block` bug.
+Each request waits 500 ms (100 ms with `--quick`); 10 requests arrive at once."""),
+ (C, """// Your server's URL; "" measures only the two demo servers below.
+yourURL := ""
+if yourURL == "" {
+	yourURL = os.Getenv("CONCLAB_BYO_URL")
+}"""),
  (C, """import (
 	"context"
 	"fmt"
@@ -1206,6 +1217,7 @@ behind a mutex — one at a time, like the `/async-block` bug. Each request wait
 
 	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/bench/load"
+	"github.com/conclab/conclab/bench/metrics"
 	"github.com/conclab/conclab/charts"
 	"github.com/conclab/conclab/kernel/cell"
 )
@@ -1256,18 +1268,34 @@ results, err := frame.Concat("your servers: burst of 10", a, b)
 if err != nil {
 	panic(err)
 }
+if yourURL != "" {
+	var yours *metrics.Result
+	yours, err = load.Run(ctx, load.Target{URL: yourURL}, load.Burst{N: 10}, load.Options{Strategy: "your server", Workload: yourURL})
+	if err != nil {
+		panic(err)
+	}
+	if results, err = frame.Concat(results.Name, results, yours.Summary()); err != nil {
+		panic(err)
+	}
+	fmt.Printf("your server at %s: %d requests, %d errors\\n", yourURL, yours.Count(), yours.Errors())
+}
 sum, err := results.Select("strategy", "count", "errors", "elapsed_s", "avg_ms", "max_ms")
 if err != nil {
 	panic(err)
 }
 sum"""),
  (C, """charts.Latency(results)"""),
- (M, "## Shape check: the concurrent server takes ≈ 1 wait, the serialised one ≈ 10"),
+ (M, """## Shape check: the concurrent server takes ≈ 1 wait, the serialised one ≈ 10
+
+Your own server's row is shown, not judged."""),
  (C, """var failed []string
 for i := 0; i < results.Len(); i++ {
 	name := results.Text("strategy", i)
+	if name == "your server" {
+		continue
+	}
 	w := results.Float("elapsed_s", i) / wait.Seconds()
-	lo, hi := 0.9, 2.0
+	lo, hi := 0.9, 1.5
 	if name == "one at a time" {
 		lo, hi = 9.0, 12.5
 	}

@@ -52,6 +52,7 @@ type Server struct {
 	pool     *pymodel.ProcessPool // GoProcessPool
 	sem      chan struct{}        // Bounded, Serial
 	children []*child             // prefork
+	images   *imageOut            // the image step's output dir
 
 	// Go-native counters.
 	requests  atomic.Int64
@@ -76,7 +77,7 @@ func New(s Strategy, w pymodel.Workload) (*Server, error) {
 			return nil, fmt.Errorf("strategy %q has %d worker processes: %w", s.Name, s.Workers, err)
 		}
 	}
-	return &Server{st: s, w: w, steps: s.resolve(w.Steps)}, nil
+	return &Server{st: s, w: w, steps: s.resolve(w.Steps), images: &imageOut{}}, nil
 }
 
 // NewPreset is New with a preset by name and a workload spec (see
@@ -244,6 +245,7 @@ func (s *Server) Close() error {
 		errs = append(errs, pool.Close())
 	}
 	errs = append(errs, stopChildren(children))
+	errs = append(errs, s.images.remove())
 	return errors.Join(errs...)
 }
 
@@ -275,7 +277,7 @@ func writeResult(w http.ResponseWriter, tm pymodel.Timing, err error) {
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func (s *Server) servePython(w http.ResponseWriter, r *http.Request) {
-	ctx, err := requestContext(r)
+	ctx, err := s.requestContext(r)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
@@ -293,7 +295,7 @@ func (s *Server) serveGo(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "ok\n")
 		return
 	}
-	ctx, err := requestContext(r)
+	ctx, err := s.requestContext(r)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return

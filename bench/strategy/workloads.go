@@ -15,18 +15,21 @@ import (
 )
 
 // KindImage is the image upload step: decode, convert to RGB, rotate 180°
-// four times, encode (bench/workload's ConvertImage, with imaging). It
-// processes the request's uploaded file, or the generated test image its
-// Arg names ("jpeg8k", the source's 1.4 MB 8K JPEG, or "png", the 7 KB PNG)
-// when the request has none. It is CPU work that releases the GIL, as
-// Pillow's C code does; clear ReleasesGIL to hold it. It can go to a process
-// pool: the image bytes go through the pipe and the result comes back.
+// four times, encode (bench/workload's ConvertImage, with imaging), and
+// save the result to the server's temp dir (made on first use, removed by
+// Close; file names are reused after 32 per process, so disk use stays
+// bounded). It processes the request's uploaded file, or the generated test
+// image its Arg names ("jpeg8k", the source's 1.4 MB 8K JPEG, or "png", the
+// 7 KB PNG) when the request has none. It is CPU work that releases the
+// GIL, as Pillow's C code does; clear ReleasesGIL to hold it. It can go to a
+// process pool: the image bytes go through the pipe, the worker saves the
+// result in the same dir, and the result comes back.
 const KindImage = "image"
 
 func init() {
 	pymodel.RegisterKind(KindImage, pymodel.KindFuncs{
 		Run:     runImage,
-		Payload: imageInput,
+		Payload: imagePoolPayload,
 		Parse: func(v string) (pymodel.Step, error) {
 			if _, err := imageSpec(v); err != nil {
 				return pymodel.Step{}, err
@@ -67,15 +70,43 @@ func imageInput(ctx context.Context, s pymodel.Step) ([]byte, error) {
 	return workload.LoadImage(ctx, spec)
 }
 
+// imagePoolPayload is what a process-pool worker is sent: the output dir
+// and the image.
+func imagePoolPayload(ctx context.Context, s pymodel.Step) ([]byte, error) {
+	img, err := imageInput(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := imageDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return imagePayload(dir, img), nil
+}
+
 func runImage(ctx context.Context, s pymodel.Step, payload []byte) ([]byte, error) {
-	if payload == nil {
-		var err error
+	var dir string
+	var err error
+	if payload == nil { // in the requesting process
 		if payload, err = imageInput(ctx, s); err != nil {
 			return nil, err
 		}
+		if dir, err = imageDir(ctx); err != nil {
+			return nil, err
+		}
+	} else { // in a pool worker
+		dir, payload = splitImagePayload(payload)
 	}
-	out, _, _, err := workload.ConvertImage(ctx, payload)
-	return out, err
+	out, format, _, err := workload.ConvertImage(ctx, payload)
+	if err != nil {
+		return nil, err
+	}
+	if dir != "" {
+		if err := saveImage(dir, format, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // DBInsert is an I/O step inserting one row per request into db (opened by
@@ -180,8 +211,8 @@ func Downstream(f workload.FanOut) pymodel.Step {
 
 // requestContext reads the request body: a multipart upload's file part, or
 // the raw body, attached to the context for steps that use it.
-func requestContext(r *http.Request) (context.Context, error) {
-	ctx := r.Context()
+func (s *Server) requestContext(r *http.Request) (context.Context, error) {
+	ctx := withImageOut(r.Context(), s.images)
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
 		up, err := workload.ParseUpload(ctx, r, "")
 		if err != nil {

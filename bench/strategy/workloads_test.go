@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -184,5 +185,63 @@ func TestDBInsertFieldStep(t *testing.T) {
 	}
 	if got := strings.Join(rows.Texts("value"), ","); got != "A@A,B@B" {
 		t.Errorf("rows = %q, want A@A,B@B", got)
+	}
+}
+
+// The image step saves each result in the server's temp dir — in process,
+// from a process-pool worker and from prefork children — and Close removes
+// it.
+func TestImageStepSavesAndCleansUp(t *testing.T) {
+	// Not parallel: it points $TMPDIR at a directory of its own.
+	png, err := workload.LoadImage(context.Background(), workload.SmallPNG())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pymodel.ParseWorkload("image=png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"sync", "ProcessPool", "goroutines", "gunicorn 2w x 5t"} {
+		t.Run(name, func(t *testing.T) {
+			tmp := t.TempDir()
+			t.Setenv("TMPDIR", tmp)
+			srv, err := strategy.New(preset(t, name), w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := srv.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			const n = 3
+			for i := 0; i < n; i++ {
+				req, err := workload.NewUploadRequest(context.Background(), srv.URL()+"/upload", "a.png", png)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if code, body := post(t, req); code != 200 {
+					t.Fatalf("upload: %d %s", code, body)
+				}
+			}
+			saved, err := filepath.Glob(filepath.Join(tmp, "conclab-images-*", "out-*.png"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(saved) != n {
+				t.Errorf("saved %d images (%v); want %d", len(saved), saved, n)
+			}
+			for _, f := range saved {
+				b, err := os.ReadFile(f)
+				if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+					t.Errorf("%s: not a PNG (%d bytes, %v)", f, len(b), err)
+				}
+			}
+			if err := srv.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+			if left, _ := os.ReadDir(tmp); len(left) != 0 {
+				t.Errorf("left in $TMPDIR after Close: %v", left)
+			}
+		})
 	}
 }

@@ -29,6 +29,8 @@ model, so a blocked loop shows). Responses carry X-Queue-Ms and X-Service-Ms.
 Workload SPEC: "none", or steps separated by commas, each KIND=VALUE[:OPTION]:
   sleep=1s         an I/O wait        cpu=10000000   sum of squares up to n
   burn=100ms       CPU time holding the GIL
+  image=jpeg8k     decode, convert to RGB, rotate 180° x4, encode and save the
+                   upload (or the generated 8K JPEG; image=png: the 7 KB PNG)
 options: nogil (releases the GIL), block, await, to_thread, threadpool,
 thread_executor, process_executor (how the handler calls the step).
 

@@ -16,7 +16,12 @@ cd "$(dirname "$0")/../.."
 CONCLAB=${CONCLAB:-conclab}
 command -v "$CONCLAB" >/dev/null || CONCLAB=bin/conclab
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+serve_pid=
+cleanup() {
+  if [ -n "$serve_pid" ]; then kill -INT "$serve_pid" 2>/dev/null || true; wait "$serve_pid" 2>/dev/null || true; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
 
 fail() { echo "50-notebook: $*" >&2; exit 1; }
 
@@ -142,6 +147,13 @@ fi
 # run of all of them, every written notebook validated, every report opened in
 # the browser check. NOTEBOOK_SKIP_SEEDS=1 skips this part.
 if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && compgen -G "notebooks/*.ipynb" >/dev/null; then
+  # byo-server measures "your own server" when CONCLAB_BYO_URL is set: a
+  # `conclab serve` stands in for it, in both passes.
+  "$CONCLAB" serve --strategy goroutines --workload sleep=50ms >"$tmp/serve.log" 2>&1 &
+  serve_pid=$!
+  for _ in $(seq 50); do grep -q 'http://127.0.0.1:' "$tmp/serve.log" && break; sleep 0.1; done
+  byo=$(grep -o 'http://127.0.0.1:[0-9]*' "$tmp/serve.log" | head -1) || fail "conclab serve did not start: $(cat "$tmp/serve.log")"
+  export CONCLAB_BYO_URL=$byo/work
   start=$(date +%s)
   if ! "$CONCLAB" run --quick --out "$tmp/seeds" --html "$tmp/seeds-html" notebooks 2>"$tmp/seeds.log"; then
     cat "$tmp/seeds.log" >&2
@@ -158,6 +170,10 @@ if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && compgen -G "notebooks/*.ipynb" >/dev/n
     cat "$tmp/seeds.log" >&2
   fi
   echo "50-notebook: quick run of notebooks/ took $(( $(date +%s) - start ))s"
+  if [ -f "$tmp/seeds/byo-server.ipynb" ]; then
+    grep -q "your server at $CONCLAB_BYO_URL: 10 requests, 0 errors" "$tmp/seeds/byo-server.ipynb" \
+      || fail "byo-server did not measure the server at CONCLAB_BYO_URL ($CONCLAB_BYO_URL)"
+  fi
   /usr/bin/python3 - "$tmp"/seeds/*.ipynb <<'PY' || fail "a written notebook is not valid nbformat 4.5"
 import sys, warnings
 import nbformat
@@ -246,6 +262,10 @@ print("; ".join(bad)); sys.exit(1 if bad else 0)' "$nbc/ipynb/$name.ipynb"); [ -
   done
   echo "50-notebook: nbconvert of notebooks/ took $(secs $(($(now_ms) - all_start)))"
   [ ${#failed[@]} -eq 0 ] || fail "nbconvert --execute through the conclab kernel failed for: ${failed[*]}"
+  if [ -f "$nbc/ipynb/byo-server.ipynb" ] && [ -n "${CONCLAB_BYO_URL:-}" ]; then
+    grep -q "your server at $CONCLAB_BYO_URL: 10 requests, 0 errors" "$nbc/ipynb/byo-server.ipynb" \
+      || fail "byo-server through the kernel did not measure the server at CONCLAB_BYO_URL"
+  fi
   if [ "${NOTEBOOK_SKIP_BROWSER:-}" != 1 ]; then
     browser_check "$tmp/nbc-shots" "$nbc"/html/*.html \
       || fail "an nbconvert HTML export failed the browser check"
