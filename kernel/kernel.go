@@ -448,6 +448,11 @@ func (k *Kernel) handle(s zmq4.Socket, channel string, m *wire.Msg) {
 	case wire.KernelInfoRequest:
 		k.reply(s, m, k.kernelInfo())
 	case wire.ExecuteRequest:
+		if channel == "control" {
+			// Control must stay free for interrupt and shutdown; code runs on shell.
+			k.replyError(s, m, "BadRequest", errors.New("execute_request on the control channel is not served: send it on shell"))
+			return
+		}
 		k.execute(s, m)
 	case wire.CompleteRequest:
 		k.complete(s, m)

@@ -311,6 +311,29 @@ func TestInterruptAndStateKept(t *testing.T) {
 	}
 }
 
+// Code sent on control is refused (control stays free for interrupts), and
+// an interrupt still reaches the cell running on shell.
+func TestExecuteOnControlRefused(t *testing.T) {
+	_, _, c := startKernel(t)
+	id := c.send(c.shell, wire.ExecuteRequest, map[string]any{"code": "time.Sleep(time.Hour)", "silent": false}, c.signer)
+	time.Sleep(300 * time.Millisecond)
+	cid := c.send(c.control, wire.ExecuteRequest, map[string]any{"code": "1 + 1", "silent": false}, c.signer)
+	rep := c.wait(c.controlCh, cid, wire.ExecuteReply, 5*time.Second)
+	var content map[string]any
+	if err := json.Unmarshal(rep.Content, &content); err != nil {
+		t.Fatal(err)
+	}
+	if content["status"] != "error" || !strings.Contains(fmt.Sprint(content["evalue"]), "control") {
+		t.Errorf("execute_request on control: reply %v; want an error naming the channel", content)
+	}
+	iid := c.send(c.control, wire.InterruptRequest, map[string]any{}, c.signer)
+	c.wait(c.controlCh, iid, wire.InterruptReply, 5*time.Second)
+	r := c.collect(id, 5*time.Second)
+	if r.reply["ename"] != "Interrupted" {
+		t.Errorf("shell cell after the refused control request: reply %v; want Interrupted", r.reply)
+	}
+}
+
 func TestPanicRecovery(t *testing.T) {
 	_, _, c := startKernel(t)
 	c.execute("kept := \"yes\"", 10*time.Second)

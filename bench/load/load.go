@@ -49,6 +49,10 @@ const (
 	DefaultMaxInFlight   = 1000
 	DefaultLateThreshold = 5 * time.Millisecond
 	DefaultProgressEvery = 200 * time.Millisecond
+	// MaxConcurrency bounds a Burst's N, Closed VUs (and stage targets) and
+	// Open.MaxInFlight: each is a goroutine and a connection, so a typo
+	// such as -c 100000000 is refused instead of exhausting the machine.
+	MaxConcurrency = 100_000
 	// DefaultCPUWarn is the share of the machine's CPUs (GOMAXPROCS) the
 	// process may use before the result warns it may be generator-bound.
 	DefaultCPUWarn = 0.9
@@ -221,8 +225,8 @@ func (m Open) String() string {
 }
 
 func (m Burst) validate() error {
-	if m.N <= 0 {
-		return fmt.Errorf("load: Burst.N must be positive, got %d", m.N)
+	if m.N <= 0 || m.N > MaxConcurrency {
+		return fmt.Errorf("load: Burst.N must be in 1..%d, got %d", MaxConcurrency, m.N)
 	}
 	return nil
 }
@@ -237,6 +241,14 @@ func (m Sequential) validate() error {
 func (m Closed) validate() error {
 	if m.VUs < 0 || (m.VUs == 0 && len(m.Stages) == 0) {
 		return fmt.Errorf("load: Closed.VUs must be positive, got %d", m.VUs)
+	}
+	if m.VUs > MaxConcurrency {
+		return fmt.Errorf("load: Closed.VUs must be at most %d, got %d", MaxConcurrency, m.VUs)
+	}
+	for i, st := range m.Stages {
+		if st.Target > MaxConcurrency {
+			return fmt.Errorf("load: Closed.Stages: stage %d: target must be at most %d VUs, got %v", i, MaxConcurrency, st.Target)
+		}
 	}
 	if m.Duration < 0 {
 		return fmt.Errorf("load: Closed.Duration must not be negative, got %v", m.Duration)
@@ -260,6 +272,9 @@ func (m Closed) validate() error {
 }
 
 func (m Open) validate() error {
+	if m.MaxInFlight < 0 || m.MaxInFlight > MaxConcurrency {
+		return fmt.Errorf("load: Open.MaxInFlight must be in 0..%d, got %d", MaxConcurrency, m.MaxInFlight)
+	}
 	if m.Pacer != nil {
 		return nil
 	}
@@ -268,9 +283,6 @@ func (m Open) validate() error {
 	}
 	if len(m.Stages) == 0 && m.Duration <= 0 {
 		return fmt.Errorf("load: Open.Duration must be positive, got %v", m.Duration)
-	}
-	if m.MaxInFlight < 0 {
-		return fmt.Errorf("load: Open.MaxInFlight must not be negative, got %d", m.MaxInFlight)
 	}
 	if err := validateStages(m.Stages); err != nil {
 		return fmt.Errorf("load: Open.Stages: %w", err)
@@ -415,7 +427,7 @@ func (m Burst) run(e *engine) {
 	e.setLevel(float64(m.N))
 	gate := make(chan struct{})
 	var wg sync.WaitGroup
-	for i := 0; i < m.N; i++ {
+	for i := 0; i < m.N && e.hard.Err() == nil; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -470,7 +482,7 @@ func (m Closed) run(e *engine) {
 			}
 		}()
 	}
-	for i := 0; i < maxVUs; i++ {
+	for i := 0; i < maxVUs && e.hard.Err() == nil; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

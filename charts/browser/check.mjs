@@ -4,7 +4,9 @@
 // container was initialised by ECharts, drew non-blank pixels, and that the
 // page logged no errors. Screenshots go to --shots.
 //
-//   node check.mjs --shots DIR [--min-charts N] name=URL ...
+//   node check.mjs --shots DIR [--min-charts N] [--charts N] [--subtext S] name=URL ...
+//   (--charts: exactly N charts; --subtext: some chart's subtitle is S — a
+//   Live chart updated in place shows its last update once)
 //   node check.mjs --shots DIR --notebook name=URL   (classic Notebook 6: runs all cells first)
 //
 // Exit status 0 when every page passes.
@@ -16,11 +18,15 @@ import path from "node:path";
 const args = process.argv.slice(2);
 let shots = "shots";
 let minCharts = 1;
+let exactCharts = -1;
+let wantSubtext = null;
 let notebook = false;
 const pages = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === "--shots") shots = args[++i];
   else if (args[i] === "--min-charts") minCharts = Number(args[++i]);
+  else if (args[i] === "--charts") exactCharts = Number(args[++i]);
+  else if (args[i] === "--subtext") wantSubtext = args[++i];
   else if (args[i] === "--notebook") notebook = true;
   else {
     const eq = args[i].indexOf("=");
@@ -73,7 +79,15 @@ for (const p of pages) {
     const out = [];
     for (const el of document.querySelectorAll('[data-conclab-chart="1"]')) {
       const r = { id: el.id, ready: el.hasAttribute("data-conclab-ready"), error: el.getAttribute("data-conclab-error") };
-      r.instance = !!(window.echarts && window.echarts.getInstanceByDom(el));
+      const inst = window.echarts && window.echarts.getInstanceByDom(el);
+      r.instance = !!inst;
+      // Data points handed to ECharts: axes and a grid alone draw ink too.
+      r.points = 0;
+      if (inst) {
+        const opt = inst.getOption();
+        for (const s of opt.series || []) r.points += (s.data || []).length;
+        r.subtext = (opt.title || []).map((t) => t.subtext || "").join(" ");
+      }
       const canvas = el.querySelector("canvas");
       r.inked = 0;
       if (canvas && canvas.width > 0 && canvas.height > 0) {
@@ -97,12 +111,16 @@ for (const p of pages) {
   for (const el of await page.$$('[data-conclab-chart="1"]')) {
     await el.screenshot({ path: path.join(shots, `${p.name}-chart${++i}.png`) }).catch(() => {});
   }
-  const bad = report.charts.filter((c) => !c.ready || !c.instance || c.error || !(c.inked > 0.005));
+  const bad = report.charts.filter((c) => !c.ready || !c.instance || c.error || !(c.inked > 0.005) || !(c.points > 0));
   const pageBlocked = blocked.slice(before);
+  // A page of the lab's asks for nothing outside file:// and loopback.
   const ok = bad.length === 0 && errors.length === 0 && report.charts.length >= minCharts && report.libs <= 1 &&
-    report.cellErrors.length === 0;
+    report.cellErrors.length === 0 && pageBlocked.length === 0 &&
+    (exactCharts < 0 || report.charts.length === exactCharts) &&
+    (wantSubtext === null || report.charts.some((c) => c.subtext === wantSubtext));
   console.log(`${ok ? "PASS" : "FAIL"} ${p.name}: ${report.charts.length} chart containers, ${report.charts.length - bad.length} drawn by ECharts` +
-    ` (ink ${report.charts.map((c) => (c.inked * 100).toFixed(1) + "%").join(" ")}),` +
+    ` (ink ${report.charts.map((c) => (c.inked * 100).toFixed(1) + "%").join(" ")};` +
+    ` data points ${report.charts.map((c) => c.points).join(" ")}),` +
     ` ${report.problems} problem boxes, ${report.libs} library copies, require.js on page: ${report.amd},` +
     ` ${pageBlocked.length} outside requests refused`);
   for (const c of bad) console.log("  chart not drawn:", JSON.stringify(c));
@@ -110,6 +128,10 @@ for (const p of pages) {
   for (const e of report.cellErrors) console.log("  cell error:", e);
   for (const u of pageBlocked) console.log("  refused:", u);
   if (report.charts.length < minCharts) console.log(`  want at least ${minCharts} charts`);
+  if (exactCharts >= 0 && report.charts.length !== exactCharts) console.log(`  want exactly ${exactCharts} charts`);
+  if (wantSubtext !== null && !report.charts.some((c) => c.subtext === wantSubtext)) {
+    console.log(`  no chart has the subtitle ${JSON.stringify(wantSubtext)}; subtitles: ${JSON.stringify(report.charts.map((c) => c.subtext))}`);
+  }
   if (report.libs > 1) console.log("  the ECharts library is on the page more than once");
   if (!ok) failed = true;
   await page.close();

@@ -113,6 +113,7 @@ func TestLoadCommandBadInput(t *testing.T) {
 		{"unknown flag", []string{"load", srv.URL, "--bogus"}, 2, "flag provided but not defined: -bogus"},
 		{"malformed URL", []string{"load", "http://[::1", "-n", "1"}, 2, "malformed target URL"},
 		{"zero c", []string{"load", srv.URL, "-c", "0"}, 2, "-c must be positive"},
+		{"huge c", []string{"load", srv.URL, "-c", "100000000", "-n", "1"}, 2, "VUs must be at most 100000"},
 		{"negative c", []string{"load", srv.URL, "-c", "-4"}, 2, "-c must be positive"},
 		{"zero d", []string{"load", srv.URL, "-d", "0s"}, 2, "-d must be positive"},
 		{"negative d", []string{"load", srv.URL, "-d", "-1s"}, 2, "-d must be positive"},

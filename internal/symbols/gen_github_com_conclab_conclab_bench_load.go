@@ -21,6 +21,7 @@ func init() {
 		"DefaultMaxRequests":   reflect.ValueOf(constant.MakeFromLiteral("100000000", token.INT, 0)),
 		"DefaultProgressEvery": reflect.ValueOf(load.DefaultProgressEvery),
 		"DefaultTimeout":       reflect.ValueOf(load.DefaultTimeout),
+		"MaxConcurrency":       reflect.ValueOf(constant.MakeFromLiteral("100000", token.INT, 0)),
 		"NewPoissonPacer":      reflect.ValueOf(load.NewPoissonPacer),
 		"Run":                  reflect.ValueOf(load.Run),
 

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -496,6 +498,12 @@ func TestGoroutinePanicFailsItsCell(t *testing.T) {
 	if r := mustEval(t, s, "1 + 1"); r.Value != 2 {
 		t.Errorf("next cell = %v; want 2 (the earlier goroutine panic does not carry over)", r.Value)
 	}
+	// A method started with go (a selector, kept as is by the rewrite).
+	mustEval(t, s, "type boomer struct{ msg string }\nfunc (b *boomer) Boom() { panic(b.msg) }")
+	_, err = s.Eval(context.Background(), "bm := &boomer{msg: \"method boom\"}\ngo bm.Boom()\ntime.Sleep(300 * time.Millisecond)")
+	if !errors.As(err, &ee) || !strings.Contains(ee.Value, "method boom") {
+		t.Errorf("go bm.Boom(): err = %v; want the method's panic", err)
+	}
 	mustEval(t, s, "late := make(chan bool)\ngo func() {\n\t<-late\n\tpanic(\"late one\")\n}()")
 	mustEval(t, s, "close(late)\ntime.Sleep(10 * time.Millisecond)")
 	deadline := time.Now().Add(2 * time.Second)
@@ -504,5 +512,82 @@ func TestGoroutinePanicFailsItsCell(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "late one") {
 		t.Errorf("stderr = %q; want the late goroutine's panic reported", errb.String())
+	}
+}
+
+// What an interrupt does to work earlier cells left running (docs/kernel.md,
+// "Limits"): a server whose handler the compiled net/http calls keeps
+// serving, and so does a lab server (compiled code); a goroutine looping in
+// interpreted code is stopped too, because yaegi stops every interpreted
+// frame older than the interrupt.
+func TestInterruptAndEarlierCells(t *testing.T) {
+	t.Parallel()
+	s, _, _ := newSession(t)
+	mustEval(t, s, `import (
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/conclab/conclab/bench"
+	"github.com/conclab/conclab/bench/strategy"
+)
+var ticks atomic.Int64
+go func() {
+	for {
+		ticks.Add(1)
+		time.Sleep(5 * time.Millisecond)
+	}
+}()
+ln, lerr := net.Listen("tcp", "127.0.0.1:0")
+if lerr != nil {
+	panic(lerr)
+}
+srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("cell handler")) })}
+go srv.Serve(ln)
+lab, perr := bench.Preset("goroutines")
+if perr != nil {
+	panic(perr)
+}
+labSrv, nerr := strategy.New(lab, bench.Steps(bench.Sleep(time.Millisecond)))
+if nerr != nil {
+	panic(nerr)
+}
+if err := labSrv.Start(context.Background()); err != nil {
+	panic(err)
+}`)
+	t.Cleanup(func() { _, _ = s.Eval(context.Background(), "srv.Close()\nlabSrv.Close()") })
+	get := func(expr string) string {
+		t.Helper()
+		r := mustEval(t, s, expr)
+		return fmt.Sprint(r.Value)
+	}
+	url, labURL := get(`"http://" + ln.Addr().String()`), get("labSrv.URL()")
+	before := get("ticks.Load()")
+	time.Sleep(50 * time.Millisecond)
+	if get("ticks.Load()") == before {
+		t.Fatal("the cell's goroutine is not running before the interrupt")
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := s.Eval(ctx, "time.Sleep(time.Hour)"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("interrupted cell: err = %v", err)
+	}
+
+	for _, u := range []string{url, labURL + "/work"} {
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Fatalf("GET %s after the interrupt: %v", u, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("GET %s after the interrupt: %s", u, resp.Status)
+		}
+	}
+	stopped := get("ticks.Load()")
+	time.Sleep(50 * time.Millisecond)
+	if get("ticks.Load()") != stopped {
+		t.Errorf("the interpreted loop of an earlier cell still runs after an interrupt; docs/kernel.md says it stops (update them)")
 	}
 }

@@ -39,7 +39,8 @@ func TestGuardGoroutines(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"go f(a, 3)", "{ _cgc0, _cg0, _cg1 := _conclabCell(), f, a; go func() { " + guardFor("_cgc0") + "_cg0(_cg1, 3) }() }"},
-		{"go s.serve(l)", "{ _cgc0, _cg0, _cg1 := _conclabCell(), s.serve, l; go func() { " + guardFor("_cgc0") + "_cg0(_cg1) }() }"},
+		{"go s.serve(l)", "{ _cgc0, _cg1 := _conclabCell(), l; go func() { " + guardFor("_cgc0") + "s.serve(_cg1) }() }"},
+		{"go run(srv.Serve, n)", "{ _cgc0, _cg0, _cg2 := _conclabCell(), run, n; go func() { " + guardFor("_cgc0") + "_cg0(srv.Serve, _cg2) }() }"},
 		{"go f(xs...)", "{ _cgc0, _cg0, _cg1 := _conclabCell(), f, xs; go func() { " + guardFor("_cgc0") + "_cg0(_cg1...) }() }"},
 		{"go func() {\n\tx()\n}()", "{ _cgc0 := _conclabCell(); go func() {" + guardFor("_cgc0") + "\n\tx()\n}() }"},
 		// Nested: each statement has its own cell variable.

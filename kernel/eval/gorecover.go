@@ -31,11 +31,13 @@ type edit struct {
 //
 //	go func(...) {...}(args)   -> { _cgcN := _conclabCell(); go func(...) { goGuard; ... }(args) }
 //	go f(a, b)                 -> { _cgcN, _cg0, _cg1, _cg2 := _conclabCell(), f, a, b; go func() { goGuard; _cg0(_cg1, _cg2) }() }
+//	go x.M(a, y.F)             -> { _cgcN, _cg1 := _conclabCell(), a; go func() { goGuard; x.M(_cg1, y.F) }() }
 //
 // where N is the statement's offset, so nested statements do not shadow
 // each other's cell number.
 // The function and arguments are still evaluated where the go statement is,
-// as Go specifies. Line numbers are unchanged. Sources that do not parse are
+// as Go specifies, except selectors (x.M, pkg.F, as function or argument),
+// which the goroutine evaluates when it starts (see below). Line numbers are unchanged. Sources that do not parse are
 // returned as is; the caller retries the original source when the rewritten
 // one does not compile (e.g. an untyped constant argument whose parameter is
 // not its default type).
@@ -73,11 +75,21 @@ func guardGoroutines(src string, decl bool) string {
 		if id, ok := g.Call.Fun.(*ast.Ident); ok && builtinFuncs[id.Name] {
 			return true
 		}
-		names := []string{cellVar, "_cg0"}
-		vals := []string{"_conclabCell()", text(g.Call.Fun)}
+		names := []string{cellVar}
+		vals := []string{"_conclabCell()"}
+		// A selector (x.M, pkg.F) is written into the goroutine as is:
+		// yaegi cannot store a method value of a compiled type in a
+		// variable (reflect.Set panics at run time), and x.M must still
+		// reach x itself, not a copy. Other functions and arguments are
+		// evaluated at the go statement.
+		fun := text(g.Call.Fun)
+		if _, sel := ast.Unparen(g.Call.Fun).(*ast.SelectorExpr); !sel {
+			names, vals, fun = append(names, "_cg0"), append(vals, fun), "_cg0"
+		}
 		var args []string
 		for i, a := range g.Call.Args {
-			if isLiteral(a) { // constants keep their untyped type
+			_, sel := ast.Unparen(a).(*ast.SelectorExpr)
+			if isLiteral(a) || sel { // constants keep their untyped type
 				args = append(args, text(a))
 				continue
 			}
@@ -86,7 +98,7 @@ func guardGoroutines(src string, decl bool) string {
 			vals = append(vals, text(a))
 			args = append(args, n)
 		}
-		call := "_cg0(" + strings.Join(args, ", ")
+		call := fun + "(" + strings.Join(args, ", ")
 		if g.Call.Ellipsis.IsValid() {
 			call += "..."
 		}

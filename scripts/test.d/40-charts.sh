@@ -4,7 +4,8 @@
 # and 127.0.0.1 refused) opens
 #   (a) an nbconvert HTML export of a notebook whose outputs are chart bundles
 #       (nbconvert's own page, with require.js loaded, as Notebook 6 has it),
-#   (b) a standalone report written by charts.NewReport(...).WriteHTML,
+#   (b) a standalone report written by charts.NewReport(...).WriteHTML, and
+#       the report of a real `conclab load --html` run against `conclab serve`,
 #   (c) a live classic Notebook 6 server running the conclab kernel on a chart
 #       cell (a direct chart, a Live output updated in place, bad input),
 # and checks every chart container was initialised by ECharts, drew non-blank
@@ -27,9 +28,21 @@ echo "-- charts: nbconvert export (require.js and MathJax from Debian's packages
   --HTMLExporter.mathjax_url=file:///usr/share/javascript/mathjax/MathJax.js \
   notebook.ipynb)
 
-echo "-- charts: (a) nbconvert export, (b) standalone report"
+echo "-- charts: conclab load --html against conclab serve (loopback, 1 s)"
+"$CONCLAB" serve --strategy goroutines --workload sleep=5ms >"$out/serve.log" 2>&1 &
+serve_pid=$!
+trap 'kill -INT $serve_pid 2>/dev/null || true' EXIT
+for _ in $(seq 50); do grep -q 'http://127.0.0.1:' "$out/serve.log" && break; sleep 0.1; done
+url=$(grep -o 'http://127.0.0.1:[0-9]*' "$out/serve.log" | head -1)
+[ -n "$url" ] || { echo "conclab serve did not start: $(cat "$out/serve.log")" >&2; exit 1; }
+"$CONCLAB" load "$url/work" -c 4 -d 1s --html "$out/load.html" >/dev/null
+kill -INT $serve_pid; wait $serve_pid 2>/dev/null || true
+trap - EXIT
+
+echo "-- charts: (a) nbconvert export, (b) standalone report and conclab load's report"
 node charts/browser/check.mjs --shots "$out/shots" --min-charts 10 \
   "nbconvert=file://$out/notebook.html" "report=file://$out/report.html"
+node charts/browser/check.mjs --shots "$out/shots" --min-charts 3 "load-report=file://$out/load.html"
 
 if [ "${CHARTS_SKIP_NOTEBOOK:-}" = 1 ]; then
   echo "-- charts: (c) live Notebook 6 skipped (CHARTS_SKIP_NOTEBOOK=1)"
@@ -92,6 +105,8 @@ if [ -z "$up" ]; then
   tail -20 "$out/notebook-server.log" >&2
   exit 1
 fi
-node charts/browser/check.mjs --shots "$out/shots" --notebook --min-charts 2 \
+# Exactly two charts: Throughput, and the Live chart updated in place (three
+# appended outputs would make four) showing its last update.
+node charts/browser/check.mjs --shots "$out/shots" --notebook --min-charts 2 --charts 2 --subtext "update 3" \
   "notebook6=http://127.0.0.1:$port/notebooks/charts.ipynb"
 echo "-- charts: browser tests passed; screenshots in $out/shots"
