@@ -2,7 +2,8 @@
 # The conclab kernel's integration suite: generated symbols up to date; bad
 # input to `conclab kernel`; the kernelspec install; Jupyter's conformance
 # suite (jupyter_kernel_test); a notebook run by nbconvert through the
-# kernel; the kernel packages on Go 1.27 (GOTOOLCHAIN=go1.27.3).
+# kernel; on Go 1.27 (GOTOOLCHAIN=go1.27.3) vet, the kernel packages, short tests
+# of the frames, charts, runner and CLI, and the quickstart notebook.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -86,9 +87,11 @@ jupyter nbconvert --execute --allow-errors --to notebook --ExecutePreprocessor.t
   --output-dir "$tmp/nb" kernel/testdata/kernel_outputs.ipynb 2>&1 | grep -v -e 'frozen modules' -e 'Debugger warning' -e 'Debugging will proceed' -e 'Xfrozen_modules' || true
 $py kernel/testdata/check_notebook.py "$tmp/nb/kernel_outputs.ipynb"
 
-echo "-- kernel packages on Go 1.27"
-GOTOOLCHAIN=go1.27.3 go vet ./display ./kernel/... ./internal/symbols/...
+echo "-- on Go 1.27: vet everything; the kernel packages' tests; the short tests of the frames, charts, notebook runner and CLI; the quickstart notebook"
+GOTOOLCHAIN=go1.27.3 go vet ./...
 GOTOOLCHAIN=go1.27.3 go test -count=1 ./display ./kernel/... ./internal/symbols/...
+GOTOOLCHAIN=go1.27.3 go test -count=1 -short -p 1 ./bench/frame ./bench/metrics ./charts ./notebook ./cmd/conclab
 GOTOOLCHAIN=go1.27.3 go build -o "$tmp/conclab127" ./cmd/conclab
 "$tmp/conclab127" version
+"$tmp/conclab127" run --quick notebooks/00-quickstart.ipynb 2>&1 | tail -1
 echo "== kernel suite passed"

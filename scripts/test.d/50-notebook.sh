@@ -188,6 +188,18 @@ PY
     browser_check "$tmp/seed-shots" "$tmp"/seeds-html/*.html \
       || fail "a notebook report failed the browser check"
   fi
+  # Without Python: the real-CPython section says what to install and is
+  # skipped; the rest of the notebook, shape check included, still runs.
+  nopy=(notebooks/001-def-vs-async.ipynb notebooks/004-db-order.ipynb)
+  if [ -f "${nopy[0]}" ] && [ -f "${nopy[1]}" ]; then
+    CONCLAB_PYTHON=/nonexistent/python3 "$CONCLAB" run --quick --out "$tmp/nopy" "${nopy[@]}" 2>"$tmp/nopy.log" \
+      || { cat "$tmp/nopy.log" >&2; fail "a notebook failed without Python"; }
+    for nb in "$tmp"/nopy/*.ipynb; do
+      grep -q "Skipping the real-CPython comparison" "$nb" || fail "$(basename "$nb") without Python: no message that the comparison was skipped"
+      grep -q "shape held" "$nb" || fail "$(basename "$nb") without Python: no shape-check verdict"
+    done
+    echo "50-notebook: without Python, ${#nopy[@]} notebooks skip the real-CPython section and still hold their shape"
+  fi
 fi
 
 # The same notebooks through Jupyter: `jupyter nbconvert --execute`, then `--to html`
