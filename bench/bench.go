@@ -195,6 +195,9 @@ func runOne(ctx context.Context, e Experiment, s strategy.Strategy) (*metrics.Re
 	o := e.Options
 	o.Strategy = s.Name
 	o.Workload = e.workload(s).Label()
+	if o.ServerCPU == nil {
+		o.ServerCPU = srv.InProcessCPU
+	}
 	lr, err := load.Run(ctx, t, e.Load, o)
 	if err != nil {
 		return nil, strategy.Stats{}, err

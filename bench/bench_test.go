@@ -164,3 +164,48 @@ func ExampleServe() {
 	fmt.Println(strings.HasPrefix(srv.URL(), "http://127.0.0.1:"))
 	// Output: true
 }
+
+// A CPU-bound server in the same process is not taken for a generator-bound
+// run: Run hands the load generator the server's own CPU time, which the
+// self-check leaves out. The check's limit is lowered to 30 % of the CPUs so
+// that the burns alone would trip it: with the server's CPU counted as the
+// generator's (ServerCPU reporting nothing) the warning appears.
+func TestRunLeavesServerCPUOutOfSelfCheck(t *testing.T) {
+	strategies, err := bench.Presets("goroutines")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n, burn = 10, 80 * time.Millisecond
+	run := func(o load.Options) *bench.Result {
+		t.Helper()
+		o.CPUWarn = 0.3
+		res, err := bench.Run(context.Background(), bench.Experiment{
+			Strategies: strategies,
+			Workload:   bench.Steps(bench.BurnNoGIL(burn)),
+			Load:       load.Burst{N: n},
+			Options:    o,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	generatorBound := func(res *bench.Result) bool {
+		for _, w := range res.Warnings {
+			if strings.Contains(w, "bounded by the generator") {
+				return true
+			}
+		}
+		return false
+	}
+	res := run(load.Options{})
+	if generatorBound(res) {
+		t.Errorf("warning for a CPU-bound in-process server: %q", res.Warnings)
+	}
+	if cpu := res.Summary.Float("cpu_s", 0); cpu < 0.8*n*burn.Seconds() {
+		t.Errorf("server cpu_s = %.3f; want about %v (the CPU the self-check leaves out)", cpu, n*burn)
+	}
+	if res := run(load.Options{ServerCPU: func() time.Duration { return 0 }}); !generatorBound(res) {
+		t.Errorf("with the server's CPU not left out, no warning: %q (elapsed %.3fs)", res.Warnings, res.Summary.Float("elapsed_s", 0))
+	}
+}

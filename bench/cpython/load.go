@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/conclab/conclab/bench/frame"
@@ -72,14 +73,15 @@ func (r Request) target() load.Target {
 // finish within RequestTimeout), and returns a one-row frame in this
 // package's summary columns. Failed requests count in errors (a run where
 // every request failed is not an error here); the first failure's text is
-// in first_error.
+// in first_error, and the generator's self-check warnings, if any, in
+// warnings.
 func runLoad(ctx context.Context, who, name, strategy, client string, req Request, m load.Model) (*frame.Frame, error) {
 	if req.URL == "" {
 		return nil, fmt.Errorf("cpython: %s: request has no URL", who)
 	}
 	res, err := load.Run(ctx, req.target(), m, load.Options{
 		Timeout: RequestTimeout, GracefulStop: RequestTimeout, MaxRequests: MaxRequests,
-		MaxDuration: 2 * time.Hour, CPUWarn: -1, Strategy: strategy,
+		MaxDuration: 2 * time.Hour, Strategy: strategy,
 	})
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, fmt.Errorf("cpython: %s: %w", who, cerr)
@@ -101,6 +103,9 @@ func runLoad(ctx context.Context, who, name, strategy, client string, req Reques
 	}
 	if errs > 0 && len(res.ErrorSamples) > 0 {
 		r["first_error"] = res.ErrorSamples[0]
+	}
+	if len(res.Warnings) > 0 { // the generator's self-check (the apps run in other processes)
+		r["warnings"] = strings.Join(res.Warnings, "; ")
 	}
 	f := newSummaryFrame(name)
 	f.MustAppend(r)

@@ -99,6 +99,12 @@ type Options struct {
 	// DefaultCPUWarn, negative turns the check off (e.g. when servers in
 	// the same process are meant to saturate the CPUs).
 	CPUWarn float64
+	// ServerCPU, when set, returns the cumulative CPU time of servers
+	// running in this process (e.g. strategy.Server.InProcessCPU); the
+	// self-check subtracts what it grew by during the run from the
+	// process's CPU, so a CPU-bound server in the same process is not
+	// taken for a generator-bound run.
+	ServerCPU func() time.Duration
 }
 
 // Progress is a snapshot of a running run.
@@ -649,7 +655,11 @@ func Run(ctx context.Context, t Target, m Model, o Options) (*metrics.Result, er
 		interval = autoInterval(planDur)
 	}
 
-	cpu0 := processCPU()
+	serverCPU := func() time.Duration { return 0 }
+	if o.ServerCPU != nil {
+		serverCPU = o.ServerCPU
+	}
+	cpu0, srvCPU0 := processCPU(), serverCPU()
 	start := time.Now()
 	rec, err := metrics.NewRecorder(start, metrics.Options{Uncorrected: isOpen, Phases: o.PhaseTimings})
 	if err != nil {
@@ -755,7 +765,8 @@ func Run(ctx context.Context, t Target, m Model, o Options) (*metrics.Result, er
 	case Open:
 		res.GaugeName = "target_rps"
 	}
-	selfCheck(res, e, o, processCPU()-cpu0, end.Sub(start), isOpen)
+	genCPU := processCPU() - cpu0 - (serverCPU() - srvCPU0)
+	selfCheck(res, e, o, max(genCPU, 0), end.Sub(start), isOpen)
 
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("load: run interrupted after %v: %w", end.Sub(start).Round(time.Millisecond), ctx.Err())
@@ -825,7 +836,7 @@ func processCPU() time.Duration {
 }
 
 // selfCheck attaches the generator's warnings.
-// cpu is the process CPU time used during the run.
+// cpu is the process CPU time used during the run, less servers' (ServerCPU).
 func selfCheck(res *metrics.Result, e *engine, o Options, cpu, elapsed time.Duration, open bool) {
 	if r, ok := e.reason.Load().(string); ok && r != "" {
 		res.Warn(r + ": the model did not run to its end")
@@ -837,7 +848,7 @@ func selfCheck(res *metrics.Result, e *engine, o Options, cpu, elapsed time.Dura
 	if elapsed >= 200*time.Millisecond && limit > 0 {
 		share := cpu.Seconds() / (elapsed.Seconds() * float64(runtime.GOMAXPROCS(0)))
 		if share >= limit {
-			res.Warn(fmt.Sprintf("the process used %.0f%% of its %d CPUs (%.2fs CPU in %.2fs): the figures may be bounded by the generator (or servers sharing the process), not the target",
+			res.Warn(fmt.Sprintf("the generator used %.0f%% of the process's %d CPUs (%.2fs CPU in %.2fs, servers' own CPU left out when known): the figures may be bounded by the generator, not the target",
 				100*share, runtime.GOMAXPROCS(0), cpu.Seconds(), elapsed.Seconds()))
 		}
 	}

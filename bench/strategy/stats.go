@@ -146,6 +146,24 @@ func (s *Server) totals(withSelfRSS bool) totals {
 // worker processes' figures are read from them while they live.
 func (s *Server) Stats() Stats { return s.totals(true).stats() }
 
+// InProcessCPU is the CPU time this server's work has used in this process
+// so far: its steps, without process-pool workers or prefork children (other
+// processes). A load generator in the same process subtracts it from the
+// process's CPU to judge its own share.
+func (s *Server) InProcessCPU() time.Duration {
+	s.mu.Lock()
+	rt, children := s.rt, s.children
+	s.mu.Unlock()
+	switch {
+	case rt != nil:
+		st := rt.Stats()
+		return st.CPU - time.Duration(st.Pool.CPU*float64(time.Second))
+	case len(children) > 0:
+		return 0
+	}
+	return time.Duration(s.cpuNs.Load())
+}
+
 // Row returns the server-side columns of a result frame: cpu_s, rss_mb,
 // gil_wait_ms, gil_hold_ms, loop_blocked_ms, loop_blocked_max_ms,
 // slow_callbacks, queue_wait_ms, service_ms (means per request) and
