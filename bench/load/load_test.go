@@ -129,6 +129,39 @@ func TestOpenModelCorrectsCoordinatedOmission(t *testing.T) {
 	}
 }
 
+// With DropWhenBusy, arrivals that find every allowed connection busy are
+// dropped and counted (k6's dropped_iterations), not queued: one connection
+// and a 50 ms server take about 10 of 100 arrivals in 0.5 s.
+func TestOpenModelDropWhenBusy(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(50 * time.Millisecond)
+	}))
+	t.Cleanup(srv.Close)
+	res, err := Run(context.Background(), Target{URL: srv.URL}, Open{Rate: 200, Duration: 500 * time.Millisecond, MaxInFlight: 1, DropWhenBusy: true}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// At most one request per 50 ms fits; the rest of the 100 are dropped.
+	if res.Count() > 15 || res.Dropped < 80 || res.Count()+res.Dropped > 101 {
+		t.Errorf("count=%d dropped=%d; want ≤ 15 sent and ≥ 80 dropped of 100 arrivals\n%s", res.Count(), res.Dropped, res)
+	}
+	if !hasWarning(res, "arrivals dropped") {
+		t.Errorf("no dropped-arrivals warning: %q", res.Warnings)
+	}
+	if got := res.Summary().Float("dropped", 0); got != float64(res.Dropped) {
+		t.Errorf("summary dropped = %v; want %d", got, res.Dropped)
+	}
+	// The default queues instead: nothing is dropped.
+	res, err = Run(context.Background(), Target{URL: srv.URL}, Open{Rate: 40, Duration: 250 * time.Millisecond, MaxInFlight: 1}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dropped != 0 || res.Count() != 10 {
+		t.Errorf("without DropWhenBusy: count=%d dropped=%d; want 10 and 0", res.Count(), res.Dropped)
+	}
+}
+
 func hasWarning(res *metrics.Result, sub string) bool {
 	for _, w := range res.Warnings {
 		if strings.Contains(w, sub) {
