@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/conclab/conclab/internal/symbols"
@@ -208,13 +209,39 @@ func (s *Session) resolvePackage(name string) (string, bool) {
 	if ok {
 		return p, true
 	}
-	// ImportUsed makes every linked package available by its base name.
-	for _, src := range []map[string]map[string]reflect.Value{stdlib.Symbols, symbols.Symbols} {
-		if _, ok := src[name+"/"+name]; ok {
-			return name, true
+	// ImportUsed makes every linked package available by its base name
+	// (http for net/http), unless two share it.
+	p, ok = usedPackages()[name]
+	return p, ok && p != ""
+}
+
+var (
+	usedOnce sync.Once
+	usedPkgs map[string]string // base name -> import path; "" when ambiguous
+)
+
+// usedPackages maps the names ImportUsed gives linked packages to their
+// import paths, as yaegi does: the last path element, dropped when two
+// packages share it.
+func usedPackages() map[string]string {
+	usedOnce.Do(func() {
+		usedPkgs = map[string]string{}
+		for _, src := range []map[string]map[string]reflect.Value{stdlib.Symbols, symbols.Symbols} {
+			for k := range src {
+				p := path.Dir(k)
+				if p == "." {
+					continue
+				}
+				name := path.Base(p)
+				if prev, dup := usedPkgs[name]; dup && prev != p {
+					usedPkgs[name] = ""
+					continue
+				}
+				usedPkgs[name] = p
+			}
 		}
-	}
-	return "", false
+	})
+	return usedPkgs
 }
 
 // exprAt returns the dotted identifier chain ending at cursor (a byte offset
@@ -230,9 +257,78 @@ func exprAt(code string, cursor int) (chain string, start int) {
 			i--
 			continue
 		}
+		// An index with a literal key (xs[0], m["k"]) before a dot.
+		if c == ']' && i < len(code) && code[i] == '.' {
+			if open := strings.LastIndexByte(code[:i-1], '['); open > 0 && literalIndex(code[open+1:i-1]) {
+				i = open
+				continue
+			}
+		}
 		break
 	}
 	return code[i:cursor], i
+}
+
+// literalIndex reports whether key is an int or a quoted string literal:
+// indexes completion can follow without running code.
+func literalIndex(key string) bool {
+	if key == "" {
+		return false
+	}
+	if _, err := strconv.Atoi(key); err == nil {
+		return true
+	}
+	if _, err := strconv.Unquote(key); err == nil {
+		return true
+	}
+	return false
+}
+
+// splitIndex splits "xs[0][1]" into "xs" and its literal keys.
+func splitIndex(part string) (name string, keys []string) {
+	for strings.HasSuffix(part, "]") {
+		open := strings.LastIndexByte(part, '[')
+		if open <= 0 {
+			break
+		}
+		keys = append([]string{part[open+1 : len(part)-1]}, keys...)
+		part = part[:open]
+	}
+	return part, keys
+}
+
+// index applies a literal key to a slice, array, string-keyed or int-keyed
+// map; anything else (or a missing element) is not found.
+func index(v reflect.Value, key string) (reflect.Value, bool) {
+	for v.IsValid() && (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) {
+		if v.IsNil() {
+			return reflect.Value{}, false
+		}
+		v = v.Elem()
+	}
+	if !v.IsValid() {
+		return reflect.Value{}, false
+	}
+	switch v.Kind() {
+	case reflect.Slice, reflect.Array:
+		i, err := strconv.Atoi(key)
+		if err != nil || i < 0 || i >= v.Len() {
+			return reflect.Value{}, false
+		}
+		return v.Index(i), true
+	case reflect.Map:
+		var k reflect.Value
+		if str, err := strconv.Unquote(key); err == nil && v.Type().Key().Kind() == reflect.String {
+			k = reflect.ValueOf(str).Convert(v.Type().Key())
+		} else if i, err := strconv.Atoi(key); err == nil && v.Type().Key().Kind() == reflect.Int {
+			k = reflect.ValueOf(i).Convert(v.Type().Key())
+		} else {
+			return reflect.Value{}, false
+		}
+		e := v.MapIndex(k)
+		return e, e.IsValid()
+	}
+	return reflect.Value{}, false
 }
 
 // runeToByte converts a code-point offset (Jupyter's cursor_pos) to a byte offset.
@@ -347,7 +443,17 @@ func (s *Session) members(base string) []string {
 func (s *Session) lookupValue(chain string) (reflect.Value, bool) {
 	parts := strings.Split(chain, ".")
 	g := s.in.Globals()
-	v, ok := g[parts[0]]
+	first, keys := splitIndex(parts[0])
+	v, ok := g[first]
+	for _, k := range keys {
+		if !ok {
+			break
+		}
+		v, ok = index(v, k)
+	}
+	if !ok && len(keys) > 0 {
+		return reflect.Value{}, false
+	}
 	if !ok {
 		if p, isPkg := s.resolvePackage(parts[0]); isPkg && len(parts) > 1 {
 			v, ok = packageExports(p)[parts[1]]
@@ -367,7 +473,14 @@ func (s *Session) lookupValue(chain string) (reflect.Value, bool) {
 		if !v.IsValid() || v.Kind() != reflect.Struct {
 			return reflect.Value{}, false
 		}
-		v = v.FieldByName(f)
+		name, keys := splitIndex(f)
+		v = v.FieldByName(name)
+		for _, k := range keys {
+			var found bool
+			if v, found = index(v, k); !found {
+				return reflect.Value{}, false
+			}
+		}
 	}
 	return v, v.IsValid()
 }

@@ -254,6 +254,7 @@ func TestCompleteInspectIsComplete(t *testing.T) {
 	t.Parallel()
 	s, _, _ := newSession(t)
 	mustEval(t, s, "type Point struct{ X, Y int }\nfunc (p Point) Norm() int { return p.X + p.Y }\npt := Point{1, 2}\nimport \"strings\"")
+	mustEval(t, s, "pts := []Point{{1, 2}, {3, 4}}\nbyName := map[string]Point{\"a\": {5, 6}}\ntype Box struct{ Items []Point }\nbox := &Box{Items: pts}")
 	tests := []struct {
 		code string
 		want string
@@ -264,6 +265,11 @@ func TestCompleteInspectIsComplete(t *testing.T) {
 		{"pt.No", "Norm"},
 		{"pri", "println"},
 		{"display.HT", "HTML"},
+		{"http.Ge", "Get"},       // net/http, usable without an import
+		{"frame.Ne", "New"},      // a lab package, likewise
+		{"pts[1].Y", "Y"},        // an element of a slice
+		{"byName[\"a\"].X", "X"}, // a map entry
+		{"box.Items[0].Y", "Y"},  // a field's element
 	}
 	for _, tt := range tests {
 		m, start, end := s.Complete(tt.code, len(tt.code))
