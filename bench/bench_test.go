@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -175,7 +176,9 @@ func TestRunLeavesServerCPUOutOfSelfCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const n, burn = 10, 80 * time.Millisecond
+	// Enough burns for about 0.4 s on any number of CPUs (the check needs
+	// 200 ms of run).
+	n, burn := 5*runtime.GOMAXPROCS(0), 80*time.Millisecond
 	run := func(o load.Options) *bench.Result {
 		t.Helper()
 		o.CPUWarn = 0.3
@@ -202,8 +205,8 @@ func TestRunLeavesServerCPUOutOfSelfCheck(t *testing.T) {
 	if generatorBound(res) {
 		t.Errorf("warning for a CPU-bound in-process server: %q", res.Warnings)
 	}
-	if cpu := res.Summary.Float("cpu_s", 0); cpu < 0.8*n*burn.Seconds() {
-		t.Errorf("server cpu_s = %.3f; want about %v (the CPU the self-check leaves out)", cpu, n*burn)
+	if cpu := res.Summary.Float("cpu_s", 0); cpu < 0.8*float64(n)*burn.Seconds() {
+		t.Errorf("server cpu_s = %.3f; want about %v (the CPU the self-check leaves out)", cpu, time.Duration(n)*burn)
 	}
 	if res := run(load.Options{ServerCPU: func() time.Duration { return 0 }}); !generatorBound(res) {
 		t.Errorf("with the server's CPU not left out, no warning: %q (elapsed %.3fs)", res.Warnings, res.Summary.Float("elapsed_s", 0))

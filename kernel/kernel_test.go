@@ -315,8 +315,8 @@ func TestInterruptAndStateKept(t *testing.T) {
 // an interrupt still reaches the cell running on shell.
 func TestExecuteOnControlRefused(t *testing.T) {
 	_, _, c := startKernel(t)
-	id := c.send(c.shell, wire.ExecuteRequest, map[string]any{"code": "time.Sleep(time.Hour)", "silent": false}, c.signer)
-	time.Sleep(300 * time.Millisecond)
+	id := c.send(c.shell, wire.ExecuteRequest, map[string]any{"code": "fmt.Println(\"started\")\ntime.Sleep(time.Hour)", "silent": false}, c.signer)
+	c.wait(c.iopubCh, id, wire.Stream, 10*time.Second) // the cell runs
 	cid := c.send(c.control, wire.ExecuteRequest, map[string]any{"code": "1 + 1", "silent": false}, c.signer)
 	rep := c.wait(c.controlCh, cid, wire.ExecuteReply, 5*time.Second)
 	var content map[string]any

@@ -486,7 +486,7 @@ func Compare003(ctx context.Context, opts Options, mode string, cases []Case003,
 			if err != nil {
 				return nil, err
 			}
-			m, err = bestOf(opts.BestOf, func() (*frame.Frame, error) { return Burst(ctx, srv.Name(), Get(ms.URL()+path), n) })
+			m, err = bestOf(opts.BestOf, func() (*frame.Frame, error) { return burst(ctx, srv.Name(), Get(ms.URL()+path), n, ms.InProcessCPU) })
 			ms.Close()
 			if err != nil {
 				return nil, err
@@ -556,7 +556,7 @@ func Compare000Upload(ctx context.Context, opts Options, cal *Calibration, db *D
 			}
 			mreq := req
 			mreq.URL = ms.URL() + Upload000[s]
-			m, err = ClosedVUs(ctx, s, mreq, vus, duration, think)
+			m, err = closedVUs(ctx, s, mreq, vus, duration, think, ms.InProcessCPU)
 			ms.Close()
 			if err != nil {
 				return nil, err

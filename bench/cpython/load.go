@@ -75,13 +75,16 @@ func (r Request) target() load.Target {
 // every request failed is not an error here); the first failure's text is
 // in first_error, and the generator's self-check warnings, if any, in
 // warnings.
-func runLoad(ctx context.Context, who, name, strategy, client string, req Request, m load.Model) (*frame.Frame, error) {
+//
+// serverCPU, when not nil, is the CPU of a server in this process (a model
+// server over HTTP), left out of the self-check's CPU share.
+func runLoad(ctx context.Context, who, name, strategy, client string, req Request, m load.Model, serverCPU func() time.Duration) (*frame.Frame, error) {
 	if req.URL == "" {
 		return nil, fmt.Errorf("cpython: %s: request has no URL", who)
 	}
 	res, err := load.Run(ctx, req.target(), m, load.Options{
 		Timeout: RequestTimeout, GracefulStop: RequestTimeout, MaxRequests: MaxRequests,
-		MaxDuration: 2 * time.Hour, Strategy: strategy,
+		MaxDuration: 2 * time.Hour, Strategy: strategy, ServerCPU: serverCPU,
 	})
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, fmt.Errorf("cpython: %s: %w", who, cerr)
@@ -146,12 +149,20 @@ func loadFrame(name, strategy, client, load string, shots []shot, elapsed time.D
 // times the batch (elapsed_s) and each request, with the lab's load
 // generator (bench/load). It returns a one-row summary frame labelled
 // strategy. Failed requests count in errors; the first one's text is in
-// first_error. Cancelling ctx aborts the requests.
+// first_error; latencies cover every answer, 4xx and 5xx included. The
+// target must be loopback, as for all of the lab's load. Cancelling ctx
+// aborts the requests.
 func Burst(ctx context.Context, strategy string, req Request, n int) (*frame.Frame, error) {
+	return burst(ctx, strategy, req, n, nil)
+}
+
+// burst is Burst against a server whose CPU serverCPU reports (nil: none
+// in this process).
+func burst(ctx context.Context, strategy string, req Request, n int, serverCPU func() time.Duration) (*frame.Frame, error) {
 	if n <= 0 || n > MaxBurst {
 		return nil, fmt.Errorf("cpython: Burst: n must be in 1..%d, got %d", MaxBurst, n)
 	}
-	return runLoad(ctx, "Burst", "burst", strategy, "go burst", req, load.Burst{N: n})
+	return runLoad(ctx, "Burst", "burst", strategy, "go burst", req, load.Burst{N: n}, serverCPU)
 }
 
 // ClosedVUs runs k6's constant-VUs executor with the lab's load generator:
@@ -162,11 +173,17 @@ func Burst(ctx context.Context, strategy string, req Request, n int) (*frame.Fra
 // one-row summary frame; elapsed_s runs until the end or the last answer,
 // whichever is later.
 func ClosedVUs(ctx context.Context, strategy string, req Request, vus int, duration, think time.Duration) (*frame.Frame, error) {
+	return closedVUs(ctx, strategy, req, vus, duration, think, nil)
+}
+
+// closedVUs is ClosedVUs against a server whose CPU serverCPU reports (nil:
+// none in this process).
+func closedVUs(ctx context.Context, strategy string, req Request, vus int, duration, think time.Duration, serverCPU func() time.Duration) (*frame.Frame, error) {
 	if vus <= 0 || vus > MaxVUs {
 		return nil, fmt.Errorf("cpython: ClosedVUs: vus must be in 1..%d, got %d", MaxVUs, vus)
 	}
 	if duration <= 0 || duration > time.Hour || think < 0 {
 		return nil, fmt.Errorf("cpython: ClosedVUs: duration must be in (0, 1h] and think not negative, got %v and %v", duration, think)
 	}
-	return runLoad(ctx, "ClosedVUs", "closed VUs", strategy, "go closed VUs", req, load.Closed{VUs: vus, Duration: duration, Think: think})
+	return runLoad(ctx, "ClosedVUs", "closed VUs", strategy, "go closed VUs", req, load.Closed{VUs: vus, Duration: duration, Think: think}, serverCPU)
 }

@@ -154,5 +154,5 @@ func modelPrint000(ctx context.Context, ep string, lines, vus int, duration time
 		return nil, err
 	}
 	defer srv.Close()
-	return ClosedVUs(ctx, ep, Get(srv.URL()+ep), vus, duration, 0)
+	return closedVUs(ctx, ep, Get(srv.URL()+ep), vus, duration, 0, srv.InProcessCPU)
 }

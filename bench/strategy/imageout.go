@@ -11,16 +11,19 @@ import (
 	"sync/atomic"
 )
 
-// imageRing is how many output files one process keeps per server: the
-// image step writes every result, as the source's handler saves each
-// converted upload, but reuses names so a long run's disk use is bounded.
+// imageRing is how many output file names one process uses: the image step
+// writes every result, as the source's handler saves each converted upload,
+// but reuses names so a long run's disk use is bounded.
 const imageRing = 32
 
 // imageOut is a server's output directory for the image step: made in
-// $TMPDIR on first use, removed by the server's Close.
+// $TMPDIR on first use, removed by the server's Close. A prefork child
+// shares its parent's (shared: the parent removes it, even when it has to
+// kill the child).
 type imageOut struct {
 	mu     sync.Mutex
 	dir    string
+	shared bool
 	closed bool
 }
 
@@ -37,6 +40,11 @@ func imageDir(ctx context.Context) (string, error) {
 	if o == nil {
 		return "", nil
 	}
+	return o.get()
+}
+
+// get returns the directory, making it on first use.
+func (o *imageOut) get() (string, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.closed {
@@ -57,7 +65,7 @@ func (o *imageOut) remove() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.closed = true
-	if o.dir == "" {
+	if o.dir == "" || o.shared {
 		return nil
 	}
 	err := os.RemoveAll(o.dir)

@@ -28,6 +28,9 @@ func init() { pymodel.RegisterWorkerMode("prefork", preforkMain) }
 type preforkConfig struct {
 	Strategy Strategy        `json:"strategy"`
 	Workload json.RawMessage `json:"workload"`
+	// ImageDir is the parent's image output directory, for workloads with
+	// an image step.
+	ImageDir string `json:"image_dir,omitempty"`
 }
 
 // child is one prefork worker process as seen by the parent.
@@ -66,7 +69,16 @@ func (s *Server) startPrefork(ctx context.Context, ln net.Listener) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := json.Marshal(preforkConfig{Strategy: one, Workload: wl})
+	pc := preforkConfig{Strategy: one, Workload: wl}
+	for _, st := range s.steps {
+		if st.Kind == KindImage {
+			if pc.ImageDir, err = s.images.get(); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	cfg, err := json.Marshal(pc)
 	if err != nil {
 		return err
 	}
@@ -232,6 +244,9 @@ func preforkMain() int {
 		return 2
 	}
 	srv.ln = pacedListener{ln}
+	if cfg.ImageDir != "" {
+		srv.images = &imageOut{dir: cfg.ImageDir, shared: true}
+	}
 	if err := srv.Start(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, "strategy: prefork worker:", err)
 		return 1

@@ -27,11 +27,9 @@ func post(t *testing.T, req *http.Request) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// The image step runs on an upload, in process and in a process pool (the
-// image bytes through the pipe both ways); a body that does not decode is a
-// clear error.
-func TestImageStep(t *testing.T) {
-	t.Parallel()
+// pngWorkload is the small test PNG and the workload "image=png".
+func pngWorkload(t *testing.T) ([]byte, pymodel.Workload) {
+	t.Helper()
 	png, err := workload.LoadImage(context.Background(), workload.SmallPNG())
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +38,15 @@ func TestImageStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return png, w
+}
+
+// The image step runs on an upload, in process and in a process pool (the
+// image bytes through the pipe both ways); a body that does not decode is a
+// clear error.
+func TestImageStep(t *testing.T) {
+	t.Parallel()
+	png, w := pngWorkload(t)
 	for _, name := range []string{"sync", "ProcessPool", "goroutines"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -193,14 +200,7 @@ func TestDBInsertFieldStep(t *testing.T) {
 // it.
 func TestImageStepSavesAndCleansUp(t *testing.T) {
 	// Not parallel: it points $TMPDIR at a directory of its own.
-	png, err := workload.LoadImage(context.Background(), workload.SmallPNG())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := pymodel.ParseWorkload("image=png")
-	if err != nil {
-		t.Fatal(err)
-	}
+	png, w := pngWorkload(t)
 	for _, name := range []string{"sync", "ProcessPool", "goroutines", "gunicorn 2w x 5t"} {
 		t.Run(name, func(t *testing.T) {
 			tmp := t.TempDir()
@@ -222,6 +222,12 @@ func TestImageStepSavesAndCleansUp(t *testing.T) {
 				if code, body := post(t, req); code != 200 {
 					t.Fatalf("upload: %d %s", code, body)
 				}
+			}
+			// One directory, the server's: pool workers and prefork
+			// children write into it, so Close removes everything even
+			// when it has to kill a child.
+			if dirs, _ := filepath.Glob(filepath.Join(tmp, "conclab-images-*")); len(dirs) != 1 {
+				t.Errorf("image directories %v; want exactly one", dirs)
 			}
 			saved, err := filepath.Glob(filepath.Join(tmp, "conclab-images-*", "out-*.png"))
 			if err != nil {

@@ -258,7 +258,7 @@ func exprAt(code string, cursor int) (chain string, start int) {
 			continue
 		}
 		// An index with a literal key (xs[0], m["k"]) before a dot.
-		if c == ']' && i < len(code) && code[i] == '.' {
+		if c == ']' && i < len(code) && (code[i] == '.' || code[i] == '[') {
 			if open := strings.LastIndexByte(code[:i-1], '['); open > 0 && literalIndex(code[open+1:i-1]) {
 				i = open
 				continue
@@ -320,7 +320,7 @@ func index(v reflect.Value, key string) (reflect.Value, bool) {
 		var k reflect.Value
 		if str, err := strconv.Unquote(key); err == nil && v.Type().Key().Kind() == reflect.String {
 			k = reflect.ValueOf(str).Convert(v.Type().Key())
-		} else if i, err := strconv.Atoi(key); err == nil && v.Type().Key().Kind() == reflect.Int {
+		} else if i, err := strconv.Atoi(key); err == nil && intKind(v.Type().Key().Kind()) {
 			k = reflect.ValueOf(i).Convert(v.Type().Key())
 		} else {
 			return reflect.Value{}, false
@@ -672,4 +672,13 @@ func IsComplete(code string) (status, indent string) {
 		}
 	}
 	return "complete", ""
+}
+
+func intKind(k reflect.Kind) bool {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true
+	}
+	return false
 }

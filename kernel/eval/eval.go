@@ -537,15 +537,26 @@ func (s *Session) runGuarded(ctx context.Context, seg segment) error {
 		}
 	}
 	src := rewriteRangeInt(seg.src, seg.kind == segDecl, s.globalKind, s.intFunc)
-	if g := guardGoroutines(src, seg.kind == segDecl); g != seg.src {
+	if g := guardGoroutines(src, seg.kind == segDecl, s.isPackageName); g != src {
 		_, err := s.run(ctx, g, seg.line)
 		var ee *Error
 		if !errors.As(err, &ee) || ee.Name != "CompileError" {
 			return err
 		}
 	}
-	_, err := s.run(ctx, seg.src, seg.line)
+	_, err := s.run(ctx, src, seg.line)
 	return err
+}
+
+// isPackageName reports whether name stands for a package in cells: one a
+// cell imported, or a linked package by its base name, unless a session
+// variable has that name.
+func (s *Session) isPackageName(name string) bool {
+	if _, isVar := s.in.Globals()[name]; isVar {
+		return false
+	}
+	_, ok := s.resolvePackage(name)
+	return ok
 }
 
 // globalKind returns the kind of the session variable name.

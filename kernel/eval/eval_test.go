@@ -254,7 +254,7 @@ func TestCompleteInspectIsComplete(t *testing.T) {
 	t.Parallel()
 	s, _, _ := newSession(t)
 	mustEval(t, s, "type Point struct{ X, Y int }\nfunc (p Point) Norm() int { return p.X + p.Y }\npt := Point{1, 2}\nimport \"strings\"")
-	mustEval(t, s, "pts := []Point{{1, 2}, {3, 4}}\nbyName := map[string]Point{\"a\": {5, 6}}\ntype Box struct{ Items []Point }\nbox := &Box{Items: pts}")
+	mustEval(t, s, "pts := []Point{{1, 2}, {3, 4}}\nbyName := map[string]Point{\"a\": {5, 6}}\ntype Box struct{ Items []Point }\nbox := &Box{Items: pts}\ngrid := [][]Point{{{1, 1}}, {{2, 2}}}\nbyID := map[int64]Point{7: {7, 7}}")
 	tests := []struct {
 		code string
 		want string
@@ -270,6 +270,8 @@ func TestCompleteInspectIsComplete(t *testing.T) {
 		{"pts[1].Y", "Y"},        // an element of a slice
 		{"byName[\"a\"].X", "X"}, // a map entry
 		{"box.Items[0].Y", "Y"},  // a field's element
+		{"grid[1][0].X", "X"},    // two indexes
+		{"byID[7].Y", "Y"},       // an int64-keyed map
 	}
 	for _, tt := range tests {
 		m, start, end := s.Complete(tt.code, len(tt.code))
@@ -496,7 +498,7 @@ func TestRangeOverInt(t *testing.T) {
 func TestGoroutinePanicFailsItsCell(t *testing.T) {
 	t.Parallel()
 	s, _, errb := newSession(t)
-	_, err := s.Eval(context.Background(), "import \"time\"\ngo func() {\n\tvar m map[int]int\n\tm[1] = 1\n}()\ntime.Sleep(300 * time.Millisecond)\nfmt.Println(\"cell went on\")")
+	_, err := s.Eval(context.Background(), "import \"time\"\ngo func() {\n\tvar m map[int]int\n\tm[1] = 1\n}()\ntime.Sleep(time.Second)\nfmt.Println(\"cell went on\")")
 	var ee *eval.Error
 	if !errors.As(err, &ee) || ee.Name != "panic" || !strings.Contains(ee.Value, "nil map") || !strings.Contains(ee.Value, "goroutine") {
 		t.Fatalf("err = %v; want a panic error naming the goroutine's nil map", err)
@@ -506,7 +508,7 @@ func TestGoroutinePanicFailsItsCell(t *testing.T) {
 	}
 	// A method started with go (a selector, kept as is by the rewrite).
 	mustEval(t, s, "type boomer struct{ msg string }\nfunc (b *boomer) Boom() { panic(b.msg) }")
-	_, err = s.Eval(context.Background(), "bm := &boomer{msg: \"method boom\"}\ngo bm.Boom()\ntime.Sleep(300 * time.Millisecond)")
+	_, err = s.Eval(context.Background(), "bm := &boomer{msg: \"method boom\"}\ngo bm.Boom()\ntime.Sleep(time.Second)")
 	if !errors.As(err, &ee) || !strings.Contains(ee.Value, "method boom") {
 		t.Errorf("go bm.Boom(): err = %v; want the method's panic", err)
 	}
@@ -595,5 +597,34 @@ if err := labSrv.Start(context.Background()); err != nil {
 	time.Sleep(50 * time.Millisecond)
 	if get("ticks.Load()") != stopped {
 		t.Errorf("the interpreted loop of an earlier cell still runs after an interrupt; docs/kernel.md says it stops (update them)")
+	}
+}
+
+// go statements evaluate their function's receiver and arguments at the go
+// statement, also in a loop (yaegi shares one loop variable between
+// iterations), and a method of a compiled type can be started with go.
+func TestGoStatementEvaluatesAtGo(t *testing.T) {
+	t.Parallel()
+	s, _, _ := newSession(t)
+	mustEval(t, s, "import (\"sync\"; \"time\")\ntype ctr struct{ mu sync.Mutex; n int }\nfunc (c *ctr) Inc(wg *sync.WaitGroup, by int) { defer wg.Done(); c.mu.Lock(); c.n += by; c.mu.Unlock() }")
+	r := mustEval(t, s, `cs := []*ctr{{}, {}, {}}
+var wg sync.WaitGroup
+for i, c := range cs {
+	wg.Add(1)
+	go c.Inc(&wg, i+1)
+}
+wg.Wait()
+fmt.Sprint(cs[0].n, cs[1].n, cs[2].n)`)
+	if r.Value != "1 2 3" {
+		t.Errorf("counters = %v; want 1 2 3 (each goroutine on its own element)", r.Value)
+	}
+	r = mustEval(t, s, `var tm *time.Timer
+done := make(chan bool)
+tm = time.AfterFunc(time.Hour, func() {})
+go tm.Stop()
+go func() { done <- true }()
+<-done`)
+	if r.Value != true {
+		t.Errorf("<-done = %v", r.Value)
 	}
 }

@@ -22,8 +22,8 @@ func FuzzSplitCell(f *testing.F) {
 			}
 		}
 		IsComplete(code)
-		guardGoroutines(code, false)
-		guardGoroutines(code, true)
+		guardGoroutines(code, false, nil)
+		guardGoroutines(code, true, nil)
 		anyInt := func(string) (reflect.Kind, bool) { return reflect.Int, true }
 		yes := func(string, string) bool { return true }
 		for _, decl := range []bool{false, true} {
@@ -37,24 +37,31 @@ func FuzzSplitCell(f *testing.F) {
 
 func TestGuardGoroutines(t *testing.T) {
 	t.Parallel()
+	isPkg := func(name string) bool { return name == "http" || name == "fmt" }
+	g := func(v string) string { return guardFor(v) }
 	tests := []struct{ in, want string }{
-		{"go f(a, 3)", "{ _cgc0, _cg0, _cg1 := _conclabCell(), f, a; go func() { " + guardFor("_cgc0") + "_cg0(_cg1, 3) }() }"},
-		{"go s.serve(l)", "{ _cgc0, _cg1 := _conclabCell(), l; go func() { " + guardFor("_cgc0") + "s.serve(_cg1) }() }"},
-		{"go run(srv.Serve, n)", "{ _cgc0, _cg0, _cg2 := _conclabCell(), run, n; go func() { " + guardFor("_cgc0") + "_cg0(srv.Serve, _cg2) }() }"},
-		{"go f(xs...)", "{ _cgc0, _cg0, _cg1 := _conclabCell(), f, xs; go func() { " + guardFor("_cgc0") + "_cg0(_cg1...) }() }"},
-		{"go func() {\n\tx()\n}()", "{ _cgc0 := _conclabCell(); go func() {" + guardFor("_cgc0") + "\n\tx()\n}() }"},
-		// Nested: each statement has its own cell variable.
-		{"go func() {go g()}()", "{ _cgc0 := _conclabCell(); go func() {" + guardFor("_cgc0") +
-			"{ _cgc11, _cg0 := _conclabCell(), g; go func() { " + guardFor("_cgc11") + "_cg0() }() }}() }"},
+		{"go f(a, 3)", "{ _cgc0, _cg0, _cg1 := _conclabCell(), f, a; go func() { " + g("_cgc0") + "_cg0(_cg1, 3) }() }"},
+		// A method call copies its receiver, not the method value.
+		{"go s.serve(l)", "{ _cgc0, _cgr, _cg1 := _conclabCell(), s, l; go func() { " + g("_cgc0") + "_cgr.serve(_cg1) }() }"},
+		{"go newSrv().Serve(ln)", "{ _cgc0, _cgr, _cg1 := _conclabCell(), newSrv(), ln; go func() { " + g("_cgc0") + "_cgr.Serve(_cg1) }() }"},
+		// A package's function is called as is; arguments are copied, selectors too.
+		{"go http.ListenAndServe(cfg.Addr, nil)", "{ _cgc0, _cg1, _cg2 := _conclabCell(), cfg.Addr, nil; go func() { " + g("_cgc0") + "http.ListenAndServe(_cg1, _cg2) }() }"},
+		{"go f(xs...)", "{ _cgc0, _cg0, _cg1 := _conclabCell(), f, xs; go func() { " + g("_cgc0") + "_cg0(_cg1...) }() }"},
+		{"go func() {\n\tx()\n}()", "{ _cgc0 := _conclabCell(); go func() {" + g("_cgc0") + "\n\tx()\n}() }"},
+		// Nested: the inner statement reuses the outer one's cell number.
+		{"go func() {go g()}()", "{ _cgc0 := _conclabCell(); go func() {" + g("_cgc0") +
+			"{ _cgc11, _cg0 := _cgc0, g; go func() { " + g("_cgc11") + "_cg0() }() }}() }"},
+		// Arguments on several lines: the line count is kept.
+		{"go f(a,\n\tb)\nx()", "{ _cgc0, _cg0, _cg1, _cg2 := _conclabCell(), f, a, b; go func() { " + g("_cgc0") + "_cg0(_cg1, _cg2) }() }\n\nx()"},
 		{"go close(ch)", "go close(ch)"},
 		{"x := 1", "x := 1"},
 		{"go f(", "go f("},
 	}
 	for _, tt := range tests {
-		if got := guardGoroutines(tt.in, false); got != tt.want {
+		if got := guardGoroutines(tt.in, false, isPkg); got != tt.want {
 			t.Errorf("guardGoroutines(%q) =\n%q; want\n%q", tt.in, got, tt.want)
 		}
-		if strings.Count(guardGoroutines(tt.in, false), "\n") != strings.Count(tt.in, "\n") {
+		if strings.Count(guardGoroutines(tt.in, false, isPkg), "\n") != strings.Count(tt.in, "\n") {
 			t.Errorf("guardGoroutines(%q) changed the line count", tt.in)
 		}
 	}

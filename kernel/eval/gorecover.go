@@ -31,17 +31,28 @@ type edit struct {
 //
 //	go func(...) {...}(args)   -> { _cgcN := _conclabCell(); go func(...) { goGuard; ... }(args) }
 //	go f(a, b)                 -> { _cgcN, _cg0, _cg1, _cg2 := _conclabCell(), f, a, b; go func() { goGuard; _cg0(_cg1, _cg2) }() }
-//	go x.M(a, y.F)             -> { _cgcN, _cg1 := _conclabCell(), a; go func() { goGuard; x.M(_cg1, y.F) }() }
+//	go x.M(a)                  -> { _cgcN, _cgr, _cg1 := _conclabCell(), x, a; go func() { goGuard; _cgr.M(_cg1) }() }
+//	go pkg.F(a)                -> { _cgcN, _cg1 := _conclabCell(), a; go func() { goGuard; pkg.F(_cg1) }() }
 //
 // where N is the statement's offset, so nested statements do not shadow
-// each other's cell number.
-// The function and arguments are still evaluated where the go statement is,
-// as Go specifies, except selectors (x.M, pkg.F, as function or argument),
-// which the goroutine evaluates when it starts (see below). Line numbers are unchanged. Sources that do not parse are
-// returned as is; the caller retries the original source when the rewritten
-// one does not compile (e.g. an untyped constant argument whose parameter is
-// not its default type).
-func guardGoroutines(src string, decl bool) string {
+// each other's variables. The function (for x.M: the receiver x) and the
+// arguments are evaluated where the go statement is, as Go specifies: yaegi
+// shares one loop variable between iterations, so `for _, w := range ws {
+// go w.Run() }` must copy w at the go statement. A method value x.M itself
+// is not stored (yaegi cannot hold a method value of a compiled type in a
+// variable), and isPkg tells package names, whose functions need no copy.
+// One difference from Go remains: for a struct variable x (not a pointer)
+// and a method with a pointer receiver, M runs on the copy; write
+// go (&x).M() for that.
+//
+// _cgcN is the number of the cell running the go statement; a go statement
+// inside a guarded function literal reuses the literal's, so a panic fails
+// the cell that started the first goroutine. Line numbers are unchanged.
+// Sources that do not parse are returned as is; the caller retries the
+// original source when the rewritten one does not compile (e.g. an untyped
+// constant argument whose parameter is not its default type). A go
+// statement inside an argument of another go statement is left unguarded.
+func guardGoroutines(src string, decl bool, isPkg func(name string) bool) string {
 	prefix := "package main\nfunc _() {\n"
 	suffix := "\n}"
 	if decl {
@@ -55,41 +66,66 @@ func guardGoroutines(src string, decl bool) string {
 	off := func(p token.Pos) int { return fset.Position(p).Offset - len(prefix) }
 	text := func(n ast.Node) string { return src[off(n.Pos()):off(n.End())] }
 	var edits []edit
+	// Enclosing guarded function literals: the node that opened each level
+	// of the walk, and the cell variable of the go statement it belongs to.
+	type level struct {
+		node    ast.Node
+		cellVar string
+	}
+	var stack []level
+	enclosing := func() string {
+		for i := len(stack) - 1; i >= 0; i-- {
+			if stack[i].cellVar != "" {
+				return stack[i].cellVar
+			}
+		}
+		return ""
+	}
 	ast.Inspect(f, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return true
+		}
 		g, ok := n.(*ast.GoStmt)
-		if !ok {
+		if !ok || off(g.Pos()) < 0 || off(g.End()) > len(src) {
+			stack = append(stack, level{node: n})
 			return true
 		}
-		if off(g.Pos()) < 0 || off(g.End()) > len(src) {
-			return true
+		cellVar, cellVal := "_cgc"+itoa(off(g.Pos())), "_conclabCell()"
+		if outer := enclosing(); outer != "" {
+			cellVal = outer
 		}
-		cellVar := "_cgc" + itoa(off(g.Pos()))
 		if lit, ok := g.Call.Fun.(*ast.FuncLit); ok && lit.Body != nil {
 			o := off(lit.Body.Lbrace) + 1
 			edits = append(edits,
-				edit{off(g.Pos()), off(g.Pos()), "{ " + cellVar + " := _conclabCell(); "},
+				edit{off(g.Pos()), off(g.Pos()), "{ " + cellVar + " := " + cellVal + "; "},
 				edit{o, o, guardFor(cellVar)},
 				edit{off(g.End()), off(g.End()), " }"})
+			stack = append(stack, level{node: n, cellVar: cellVar})
 			return true
 		}
 		if id, ok := g.Call.Fun.(*ast.Ident); ok && builtinFuncs[id.Name] {
+			stack = append(stack, level{node: n})
 			return true
 		}
 		names := []string{cellVar}
-		vals := []string{"_conclabCell()"}
-		// A selector (x.M, pkg.F) is written into the goroutine as is:
-		// yaegi cannot store a method value of a compiled type in a
-		// variable (reflect.Set panics at run time), and x.M must still
-		// reach x itself, not a copy. Other functions and arguments are
-		// evaluated at the go statement.
-		fun := text(g.Call.Fun)
-		if _, sel := ast.Unparen(g.Call.Fun).(*ast.SelectorExpr); !sel {
-			names, vals, fun = append(names, "_cg0"), append(vals, fun), "_cg0"
+		vals := []string{cellVal}
+		var fun string
+		switch fn := ast.Unparen(g.Call.Fun).(type) {
+		case *ast.SelectorExpr:
+			if id, ok := fn.X.(*ast.Ident); ok && isPkg != nil && isPkg(id.Name) {
+				fun = text(fn) // a package's function
+			} else {
+				names, vals = append(names, "_cgr"), append(vals, text(fn.X))
+				fun = "_cgr." + fn.Sel.Name
+			}
+		default:
+			names, vals = append(names, "_cg0"), append(vals, text(g.Call.Fun))
+			fun = "_cg0"
 		}
 		var args []string
 		for i, a := range g.Call.Args {
-			_, sel := ast.Unparen(a).(*ast.SelectorExpr)
-			if isLiteral(a) || sel { // constants keep their untyped type
+			if isLiteral(a) { // constants keep their untyped type
 				args = append(args, text(a))
 				continue
 			}
@@ -105,6 +141,10 @@ func guardGoroutines(src string, decl bool) string {
 		call += ")"
 		rewritten := "{ " + strings.Join(names, ", ") + " := " + strings.Join(vals, ", ") +
 			"; go func() { " + guardFor(cellVar) + call + " }() }"
+		// Keep the line count: arguments on several lines are joined here.
+		if d := strings.Count(text(g), "\n") - strings.Count(rewritten, "\n"); d > 0 {
+			rewritten += strings.Repeat("\n", d)
+		}
 		edits = append(edits, edit{off(g.Pos()), off(g.End()), rewritten})
 		return false
 	})
