@@ -291,7 +291,14 @@ func TestForgedExecuteRequestNeverRuns(t *testing.T) {
 func TestInterruptAndStateKept(t *testing.T) {
 	_, _, c := startKernel(t)
 	c.execute("state := 41", 10*time.Second)
-	for _, code := range []string{"n := 0\nfor { n++ }", "time.Sleep(time.Hour)"} {
+	labRun := `import (
+	"github.com/conclab/conclab/bench"
+	"github.com/conclab/conclab/bench/load"
+	"github.com/conclab/conclab/kernel/cell"
+)
+blocked, _ := bench.Presets("/async-block")
+bench.Run(cell.Context(), bench.Experiment{Strategies: blocked, Workload: bench.Steps(bench.Sleep(time.Second)), Load: load.Burst{N: 20}})`
+	for _, code := range []string{"n := 0\nfor { n++ }", "time.Sleep(time.Hour)", labRun} {
 		id := c.send(c.shell, wire.ExecuteRequest, map[string]any{"code": code, "silent": false}, c.signer)
 		time.Sleep(300 * time.Millisecond)
 		t0 := time.Now()
