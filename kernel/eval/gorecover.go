@@ -66,17 +66,13 @@ func guardGoroutines(src string, decl bool, isPkg func(name string) bool) string
 	off := func(p token.Pos) int { return fset.Position(p).Offset - len(prefix) }
 	text := func(n ast.Node) string { return src[off(n.Pos()):off(n.End())] }
 	var edits []edit
-	// Enclosing guarded function literals: the node that opened each level
-	// of the walk, and the cell variable of the go statement it belongs to.
-	type level struct {
-		node    ast.Node
-		cellVar string
-	}
-	var stack []level
+	// One entry per open level of the walk: the cell variable of the go
+	// statement whose function literal opened it, or "".
+	var stack []string
 	enclosing := func() string {
 		for i := len(stack) - 1; i >= 0; i-- {
-			if stack[i].cellVar != "" {
-				return stack[i].cellVar
+			if stack[i] != "" {
+				return stack[i]
 			}
 		}
 		return ""
@@ -88,7 +84,7 @@ func guardGoroutines(src string, decl bool, isPkg func(name string) bool) string
 		}
 		g, ok := n.(*ast.GoStmt)
 		if !ok || off(g.Pos()) < 0 || off(g.End()) > len(src) {
-			stack = append(stack, level{node: n})
+			stack = append(stack, "")
 			return true
 		}
 		cellVar, cellVal := "_cgc"+itoa(off(g.Pos())), "_conclabCell()"
@@ -101,11 +97,11 @@ func guardGoroutines(src string, decl bool, isPkg func(name string) bool) string
 				edit{off(g.Pos()), off(g.Pos()), "{ " + cellVar + " := " + cellVal + "; "},
 				edit{o, o, guardFor(cellVar)},
 				edit{off(g.End()), off(g.End()), " }"})
-			stack = append(stack, level{node: n, cellVar: cellVar})
+			stack = append(stack, cellVar)
 			return true
 		}
 		if id, ok := g.Call.Fun.(*ast.Ident); ok && builtinFuncs[id.Name] {
-			stack = append(stack, level{node: n})
+			stack = append(stack, "")
 			return true
 		}
 		names := []string{cellVar}
