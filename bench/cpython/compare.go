@@ -416,9 +416,23 @@ func (c Case003) model(cpus int) pymodel.Config {
 	return pymodel.Config{Mode: pymodel.WSGI, Threads: max(c.Threads, 1), CPUs: cpus}
 }
 
+// handoffCost is what the GIL's hand-off between threads adds to a CPU
+// burst on the real server and the model does not charge: the calibrated
+// threaded cost over the plain one, per call, times the calls one worker
+// process serves. Zero for I/O.
+func handoffCost(cal *Calibration, mode string, sumN, n, workers int) float64 {
+	if mode != ModeCPU || cal == nil || cal.SumSquares <= 0 || cal.SumSquaresThreaded <= cal.SumSquares {
+		return 0
+	}
+	w := max(workers, 1)
+	perCall := float64(cal.SumSquaresThreaded-cal.SumSquares) / float64(cal.SumSquares) * cal.SumSquaresCost(sumN).Seconds()
+	return perCall * float64((n+w-1)/w)
+}
+
 // Compare003 runs source 003's burst of n requests (10 in the source) on
 // each case for real (gunicorn, the Go burst; also with no work, ?s=0 or
-// ?n=0, for the fixed cost) and on the model, and returns the Agreement frame on
+// ?n=0, for the fixed cost, to which CPU cases add the calibrated GIL
+// hand-off cost between threads, see handoffCost) and on the model, and returns the Agreement frame on
 // elapsed_s. mode ModeIO waits wait per request (SleepTolerance); ModeCPU
 // computes the sum of squares of sumN, the model burning cal's cost for it
 // (CPUTolerance); cal nil calibrates first. The model spreads requests over
@@ -473,7 +487,7 @@ func Compare003(ctx context.Context, opts Options, mode string, cases []Case003,
 			// The same burst with no work: the real stack's fixed cost.
 			var base *frame.Frame
 			if base, err = Burst(ctx, srv.Name(), Get(srv.URL()+path+zero), n); err == nil {
-				r = withNumber(r, "elapsed_s_fixed", base.Float("elapsed_s", 0))
+				r = withNumber(r, "elapsed_s_fixed", base.Float("elapsed_s", 0)+handoffCost(cal, mode, sumN, n, c.Workers))
 			}
 		}
 		srv.Close()

@@ -47,7 +47,8 @@ func TestCompare003IO(t *testing.T) {
 // Source 003's CPU handler: a second worker process cuts the batch time,
 // threads do not — on real gunicorn and in the model with calibrated costs;
 // the one-worker batches agree within ±25 % of [model, model + the real
-// stack's cost of the same burst with n=0].
+// stack's cost of the same burst with n=0 + the GIL hand-off cost between
+// threads that calibration measured and the model does not charge].
 // Each batch is the best of three (timeit's rule: other processes only slow
 // a run down). The claim needs two free cores: each try first probes how many this
 // process gets, and a try on a machine loaded by others (under 1.5) is
