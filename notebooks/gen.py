@@ -1100,7 +1100,10 @@ charts.Sweep(fanLine, "in_flight", "waits").LogX().LogY()"""),
 
 Twenty requests at once, each burning 40 ms of CPU (20 ms with `--quick`) on the goroutine strategy,
 with `GOMAXPROCS` set to 1 and then to every CPU. With one P the burns run one after another, as under a
-GIL; with two they overlap. Each setting keeps the faster of two bursts."""),
+GIL; with two they overlap. `bench.MeasureCPU` reads the operating system's scheduler statistics of the
+process's threads while the burst runs: `cpus_given` is how many CPUs the burst got on average, and
+`threads_ready` how many threads were running *or waiting for a CPU* — the runtime's parallelism, which
+other processes on a busy machine cannot change (they can only lower `cpus_given` and the speed-up)."""),
  (C, """burn := 40 * time.Millisecond
 if os.Getenv("CONCLAB_QUICK") != "" {
 	burn = 20 * time.Millisecond
@@ -1109,33 +1112,34 @@ goroutines, err := bench.Presets("goroutines")
 if err != nil {
 	panic(err)
 }
-elapsedWith := func(procs int) float64 {
+// burstWith runs the burst under GOMAXPROCS=procs and returns its row.
+waitKnown := true
+burstWith := func(procs int) frame.Row {
 	prev := runtime.GOMAXPROCS(procs)
 	defer runtime.GOMAXPROCS(prev)
-	best := 0.0
-	for try := 0; try < 2; try++ {
-		r, runErr := bench.Run(cell.Context(), bench.Experiment{
+	var r *bench.Result
+	use, err := bench.MeasureCPU(func() error {
+		var runErr error
+		r, runErr = bench.Run(cell.Context(), bench.Experiment{
 			Name:       fmt.Sprintf("GOMAXPROCS=%d", procs),
 			Strategies: goroutines,
 			Workload:   bench.Steps(bench.BurnNoGIL(burn)),
 			Load:       load.Burst{N: 20},
 		})
-		if runErr != nil {
-			panic(runErr)
-		}
-		el := r.Summary.Float("elapsed_s", 0)
-		if best == 0 || el < best {
-			best = el
-		}
+		return runErr
+	})
+	if err != nil {
+		panic(err)
 	}
-	return best
+	el := r.Summary.Float("elapsed_s", 0)
+	waitKnown = waitKnown && use.Waiting >= 0
+	return frame.Row{"strategy": fmt.Sprintf("GOMAXPROCS=%d", procs), "gomaxprocs": procs, "elapsed_s": el,
+		"serial_burns": el / burn.Seconds(), "cpus_given": use.Parallelism(), "threads_ready": use.Demand()}
 }
 cpus := runtime.NumCPU()
 cpuFrame := frame.New("goroutines: 20 CPU burns at once")
-for _, procs := range []int{1, cpus} {
-	el := elapsedWith(procs)
-	cpuFrame.MustAppend(frame.Row{"strategy": fmt.Sprintf("GOMAXPROCS=%d", procs), "gomaxprocs": procs, "elapsed_s": el, "serial_burns": el / burn.Seconds()})
-}
+cpuFrame.MustAppend(burstWith(1))
+cpuFrame.MustAppend(burstWith(cpus))
 cpuFrame"""),
  (M, "## Shape check"),
  (C, """want := map[string][2]float64{"goroutines": {0.9, 4}, "bounded 10": {9, 14}, "serial": {90, 130}}
@@ -1170,19 +1174,29 @@ fmt.Printf("%-24s %7.2f s (want an error well before the 2 s calls end): %v\\n",
 if !okBad {
 	failed = append(failed, "the first error did not cancel the fan-out")
 }
+// CPU: the arithmetic's lower bounds on elapsed time, and the runtime's
+// parallelism (threads running or waiting for a CPU), which the machine's
+// other load cannot change. The wall-clock speed-up is shown, not judged:
+// on a busy shared machine the second core may be taken.
 one := cpuFrame.Float("serial_burns", 0)
-okOne := one >= 18 && one <= 40
-fmt.Printf("%-24s %7.2f burns (want 18–40: one at a time): %v\\n", "GOMAXPROCS=1", one, okOne)
+okOne := one >= 18
+fmt.Printf("%-24s %7.2f burns (want ≥ 18: twenty burns, one at a time): %v\\n", "GOMAXPROCS=1", one, okOne)
 if !okOne {
-	failed = append(failed, "GOMAXPROCS=1")
+	failed = append(failed, "GOMAXPROCS=1 took less than its burns")
 }
-if cpus >= 2 {
-	speedup := cpuFrame.Float("elapsed_s", 0) / cpuFrame.Float("elapsed_s", 1)
-	okSp := speedup >= 1.3
-	fmt.Printf("%-24s %7.2f (want ≥ 1.3 with %d CPUs): %v\\n", "speed-up of all CPUs", speedup, cpus, okSp)
-	if !okSp {
-		failed = append(failed, "CPU speed-up")
+switch {
+case !waitKnown:
+	fmt.Println("(this system does not report run-queue waits: the CPU parallelism is not judged)")
+case cpus >= 2:
+	w1, wAll := cpuFrame.Float("threads_ready", 0), cpuFrame.Float("threads_ready", 1)
+	ok1, okAll := w1 <= 1.4, wAll >= 1.6
+	fmt.Printf("%-24s %7.2f threads ready (want ≤ 1.4: one P runs one burn at a time): %v\\n", "GOMAXPROCS=1", w1, ok1)
+	fmt.Printf("%-24s %7.2f threads ready (want ≥ 1.6 with %d CPUs: burns in parallel): %v\\n", fmt.Sprintf("GOMAXPROCS=%d", cpus), wAll, cpus, okAll)
+	if !ok1 || !okAll {
+		failed = append(failed, "CPU parallelism")
 	}
+	speedup := cpuFrame.Float("elapsed_s", 0) / cpuFrame.Float("elapsed_s", 1)
+	fmt.Printf("%-24s %7.2f (%.2f CPUs given, %.2f threads ready; source: 1.6–1.8x)\\n", "wall-clock speed-up", speedup, cpuFrame.Float("cpus_given", 1), wAll)
 }
 if len(failed) > 0 {
 	panic(fmt.Sprintf("the Go-native shape did NOT hold for %v", failed))

@@ -14,6 +14,7 @@ func init() {
 		"BurnNoGIL":   reflect.ValueOf(bench.BurnNoGIL),
 		"CPU":         reflect.ValueOf(bench.CPU),
 		"Func":        reflect.ValueOf(bench.Func),
+		"MeasureCPU":  reflect.ValueOf(bench.MeasureCPU),
 		"Preset":      reflect.ValueOf(bench.Preset),
 		"PresetNames": reflect.ValueOf(bench.PresetNames),
 		"Presets":     reflect.ValueOf(bench.Presets),
@@ -24,6 +25,7 @@ func init() {
 		"Workload":    reflect.ValueOf(bench.Workload),
 
 		// type definitions
+		"CPUUse":     reflect.ValueOf((*bench.CPUUse)(nil)),
 		"Experiment": reflect.ValueOf((*bench.Experiment)(nil)),
 		"Result":     reflect.ValueOf((*bench.Result)(nil)),
 	}
