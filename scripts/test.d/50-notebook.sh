@@ -157,18 +157,9 @@ if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && compgen -G "notebooks/*.ipynb" >/dev/n
   start=$(date +%s)
   if ! "$CONCLAB" run --quick --out "$tmp/seeds" --html "$tmp/seeds-html" notebooks 2>"$tmp/seeds.log"; then
     cat "$tmp/seeds.log" >&2
-    # A notebook whose shape check failed (its measured timings outside the
-    # bands on this busy 2-core machine) gets one more run; any other failure,
-    # or a second miss, fails the pass.
-    mapfile -t again < <(sed -n 's/^FAIL \(notebooks\/[^:]*\.ipynb\): .*did NOT hold.*/\1/p' "$tmp/seeds.log" | sort -u)
-    others=$(grep -c '^FAIL ' "$tmp/seeds.log" || true)
-    [ ${#again[@]} -gt 0 ] && [ "$others" = ${#again[@]} ] || fail "conclab run --quick notebooks failed"
-    echo "50-notebook: shape check missed in ${again[*]}; running once more" >&2
-    "$CONCLAB" run --quick --out "$tmp/seeds" --html "$tmp/seeds-html" "${again[@]}" \
-      || fail "conclab run --quick failed twice for ${again[*]}"
-  else
-    cat "$tmp/seeds.log" >&2
+    fail "conclab run --quick notebooks failed"
   fi
+  cat "$tmp/seeds.log" >&2
   echo "50-notebook: quick run of notebooks/ took $(( $(date +%s) - start ))s"
   if [ -f "$tmp/seeds/byo-server.ipynb" ]; then
     grep -q "your server at $CONCLAB_BYO_URL: 10 requests, 0 errors" "$tmp/seeds/byo-server.ipynb" \
@@ -259,13 +250,6 @@ print("; ".join(bad)); sys.exit(1 if bad else 0)' "$nbc/ipynb/$name.ipynb"); [ -
     name=$(basename "$nb" .ipynb)
     start=$(now_ms)
     nbconvert_one "$nb"
-    if [ "$status" = FAILED ] && grep -q 'did NOT hold' "$nbc/$name.log"; then
-      # A shape check missed (timings on a busy machine): show it, run once more.
-      printf '50-notebook: nbconvert %-28s %7s  shape check missed; running once more\n' "$name" "$(secs $(($(now_ms) - start)))"
-      nbconvert_failure "$nbc/$name.log" | sed "s/^/  $name (first run): /" >&2
-      start=$(now_ms)
-      nbconvert_one "$nb"
-    fi
     printf '50-notebook: nbconvert %-28s %7s  %s\n' "$name" "$(secs $(($(now_ms) - start)))" "$status"
     if [ "$status" != ok ]; then
       failed+=("$name")
