@@ -80,3 +80,40 @@ func ExampleConstantPacer() {
 	// 50ms false
 	// true
 }
+
+// Three agents each run one segment of the same model; their shares add
+// up to the whole with no rounding drift.
+func ExampleSegment() {
+	m := load.Closed{VUs: 7, Total: 1000}
+	var vus, requests int64
+	for i := 0; i < 3; i++ {
+		seg, err := load.NewSegment(i, 3) // conclab load --segment i/3
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(seg, "runs", seg.Scale(int64(m.VUs)), "VUs and", seg.Scale(int64(m.Total)), "requests")
+		vus += seg.Scale(int64(m.VUs))
+		requests += seg.Scale(int64(m.Total))
+	}
+	fmt.Println("together:", vus, "VUs,", requests, "requests")
+	// Output:
+	// 0/3 runs 2 VUs and 333 requests
+	// 1/3 runs 2 VUs and 333 requests
+	// 2/3 runs 3 VUs and 334 requests
+	// together: 7 VUs, 1000 requests
+}
+
+// ParseSegment reads conclab's i/N and k6's FROM:TO forms.
+func ExampleParseSegment() {
+	for _, s := range []string{"1/4", "1/3:2/3", "0:0.5"} {
+		seg, err := load.ParseSegment(s)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%s is %.4f of the run\n", seg, seg.Fraction())
+	}
+	// Output:
+	// 1/4 is 0.2500 of the run
+	// 1/3 is 0.3333 of the run
+	// 0/2 is 0.5000 of the run
+}
