@@ -9,8 +9,8 @@ import (
 	"net"
 	"sort"
 	"strconv"
-	"time"
 	"strings"
+	"time"
 
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
