@@ -131,9 +131,12 @@ func parseLoadFlags(args []string, stderr io.Writer) (*loadFlags, string, error)
 // maxRunCap is the largest --max-duration; maxTimeout is the per-request
 // timeout's cap (the latency histograms' range).
 const (
-	maxRunCap  = 24 * time.Hour
-	maxTimeout = time.Hour
-	maxGrace   = 10 * time.Minute
+	// singleProcessRate is about the most one generator process has sent
+	// (docs/load.md's comparison): a rate above it gets a note up front.
+	singleProcessRate = 200_000
+	maxRunCap         = 24 * time.Hour
+	maxTimeout        = time.Hour
+	maxGrace          = 10 * time.Minute
 )
 
 // check validates the flags: every bad value is a usage error (exit 2)
@@ -334,6 +337,9 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	if !f.quiet && !f.jsonOut && isTerminal(stdout) {
 		bar = &progressBar{w: stdout}
 		opts.Progress = bar.update
+	}
+	if r := f.rate * f.segment.Fraction(); r > singleProcessRate {
+		fmt.Fprintf(stderr, "conclab load: note: --rate %g/s (this agent's share) is above what one process sends over loopback (about %g/s); arrivals that cannot be sent by the planned end are counted as dropped, never sent late. Split the load over agents with --segment i/N.\n", r, float64(singleProcessRate))
 	}
 	m := f.model()
 	res, runErr := load.Run(ctx, t, m, opts)
