@@ -456,3 +456,26 @@ func mergeLabels(files []*hlogFile) map[string]string {
 	}
 	return out
 }
+
+// HlogComplete reports whether the log at path is complete: it ends with
+// the closing totals HlogWriter.End writes. A log still being written by
+// a running agent, or cut short, is not. A missing file is an error.
+func HlogComplete(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, fmt.Errorf("metrics: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("metrics: %w", err)
+	}
+	const tail = 64 << 10 // the totals line holds at most a few warnings
+	off := max(st.Size()-tail, 0)
+	buf := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
+		return false, fmt.Errorf("metrics: %w", err)
+	}
+	i := strings.LastIndex(string(buf), "\n"+hlogEndTag)
+	return i >= 0 && strings.HasSuffix(strings.TrimRight(string(buf), "\n"), "]") && !strings.Contains(string(buf[i+1:]), "\nTag="), nil
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"math/rand"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -211,5 +212,31 @@ func TestHlogIncomplete(t *testing.T) {
 	}
 	if len(got.Warnings) != 1 || !strings.Contains(got.Warnings[0], "no closing totals") {
 		t.Errorf("warnings %q", got.Warnings)
+	}
+}
+
+func TestHlogComplete(t *testing.T) {
+	dir := t.TempDir()
+	_, buf := agent(t, time.Now(), 1, 20, Options{}, "")
+	full := buf.String()
+	for _, tc := range []struct {
+		name, content string
+		want          bool
+	}{
+		{"done", full, true},
+		{"running", full[:strings.LastIndex(full, hlogEndTag)], false},
+		{"cut mid-line", full[:len(full)-5], false},
+		{"empty", "", false},
+	} {
+		p := dir + "/" + tc.name + ".hlog"
+		if err := os.WriteFile(p, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := HlogComplete(p); err != nil || got != tc.want {
+			t.Errorf("%s: %v, %v; want %v", tc.name, got, err, tc.want)
+		}
+	}
+	if _, err := HlogComplete(dir + "/missing.hlog"); err == nil {
+		t.Errorf("missing file: no error")
 	}
 }
