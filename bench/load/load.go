@@ -11,7 +11,7 @@
 //	res.Distribution() // latency by percentile
 //
 // Every run is bounded three ways: by ctx, by Options.MaxDuration and by
-// Options.MaxRequests. Stopping is graceful, as in k6: at the model's end
+// Options.MaxRequests (a model that plans more requests is refused). Stopping is graceful, as in k6: at the model's end
 // (or a bound) no new request starts; requests in flight get
 // Options.GracefulStop to finish, then they are cut off and counted as
 // interrupted.
@@ -25,6 +25,12 @@
 // (coordinated omission corrected) and keeps the latency from the actual
 // send beside it (Result.Uncorrected). The generator checks itself: its
 // process CPU, late sends and dropped arrivals become Result.Warnings.
+//
+// Beyond one machine: Options.Segment runs one share of a model (k6's
+// execution segments: N agents with segments 0/N ... (N-1)/N together run
+// exactly the whole), Options.StartAt lets them begin together, and
+// Options.Hlog writes an HdrHistogram interval log that
+// metrics.MergeHlogs combines with the other agents' into one result.
 package load
 
 import (
@@ -190,7 +196,10 @@ type Closed struct {
 // (0: DefaultMaxInFlight). An arrival finding all of them busy waits for
 // one (wrk2's behaviour: the send is late, and the corrected latency,
 // measured from when it was due, includes the wait), or with DropWhenBusy
-// is dropped and counted (k6's dropped_iterations).
+// is dropped and counted (k6's dropped_iterations). At the planned end no
+// new request starts: arrivals still waiting then, and any others due
+// before the end, are counted as dropped, so a rate the target cannot
+// reach ends on time. Rate and stage targets are at most MaxRate.
 type Open struct {
 	Rate         float64
 	Duration     time.Duration
