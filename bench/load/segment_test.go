@@ -243,3 +243,27 @@ func TestRunStartAt(t *testing.T) {
 		t.Errorf("late start: err=%v warnings=%q; want a warning", err, res.Warnings)
 	}
 }
+
+// A ramp split over two segments: each agent's VU gauge is its share of
+// the whole's level, ending at its share of the last target.
+func TestRunSegmentRamp(t *testing.T) {
+	t.Parallel()
+	srv, _ := countingServer(t)
+	m := Closed{Stages: []Stage{{Duration: 300 * time.Millisecond, Target: 5}}, Think: 20 * time.Millisecond}
+	for i, want := range []float64{2, 3} {
+		seg, _ := NewSegment(i, 2)
+		res, err := Run(context.Background(), Target{URL: srv.URL}, m, Options{Segment: seg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gauges := res.Series().Floats("vus")
+		if len(gauges) == 0 || gauges[len(gauges)-1] != want || res.Count() == 0 {
+			t.Errorf("segment %v: gauges %v, %d requests; want ending at %v VUs", seg, gauges, res.Count(), want)
+		}
+		for _, g := range gauges {
+			if g > want {
+				t.Errorf("segment %v: gauge %v above its share %v", seg, g, want)
+			}
+		}
+	}
+}
