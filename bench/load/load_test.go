@@ -532,3 +532,30 @@ func TestSelfCheckCPU(t *testing.T) {
 		t.Errorf("processCPU() = %v; want > 0", processCPU())
 	}
 }
+
+// An open-model rate the target cannot reach ends at its planned end plus
+// the requests in flight: the arrivals not sent by then are dropped, never
+// sent in the grace period, and sent + dropped + cut off = planned.
+func TestOpenModelUnreachableRateEndsOnTime(t *testing.T) {
+	t.Parallel()
+	srv := sleepServer(t, 50*time.Millisecond)
+	t0 := time.Now()
+	res, err := Run(context.Background(), Target{URL: srv.URL}, Open{Rate: 1e6, Duration: 300 * time.Millisecond, MaxInFlight: 10},
+		Options{GracefulStop: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(t0); took > 300*time.Millisecond+time.Second {
+		t.Errorf("took %v; want the planned 300 ms plus the 50 ms requests in flight", took)
+	}
+	cut := res.Outcomes(metrics.Interrupted)
+	if got := res.Count() + res.Dropped + cut; got != 300_000 {
+		t.Errorf("sent %d + dropped %d + cut %d = %d; want the 300000 planned arrivals", res.Count(), res.Dropped, cut, got)
+	}
+	if res.Count() > 200 || res.Late() > res.Count() {
+		t.Errorf("sent %d (late %d); want at most 10 connections x 300 ms / 50 ms, late ≤ sent", res.Count(), res.Late())
+	}
+	if !hasWarning(res, "arrivals dropped") {
+		t.Errorf("no dropped warning: %q", res.Warnings)
+	}
+}

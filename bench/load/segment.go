@@ -32,6 +32,7 @@ import (
 // The zero Segment is the whole run.
 type Segment struct {
 	from, to, den int64 // From = from/den, To = to/den; den 0: the whole
+	stride        int64 // strideFor(den), cached by the constructors
 }
 
 // maxSegmentDen bounds a segment's denominator, so that Scale's products
@@ -48,7 +49,7 @@ func NewSegment(i, n int) (Segment, error) {
 	if i < 0 || i >= n {
 		return Segment{}, fmt.Errorf("load: segment index must be in 0..%d for %d segments, got %d", n-1, n, i)
 	}
-	return Segment{from: int64(i), to: int64(i + 1), den: int64(n)}, nil
+	return Segment{from: int64(i), to: int64(i + 1), den: int64(n), stride: strideFor(int64(n))}, nil
 }
 
 // ParseSegment parses "i/n" (segment i of n equal segments, i from 0) or
@@ -80,9 +81,10 @@ func ParseSegment(s string) (Segment, error) {
 		}
 		d := den.Int64()
 		return Segment{
-			from: a.Num().Int64() * (d / da.Int64()),
-			to:   b.Num().Int64() * (d / db.Int64()),
-			den:  d,
+			from:   a.Num().Int64() * (d / da.Int64()),
+			to:     b.Num().Int64() * (d / db.Int64()),
+			den:    d,
+			stride: strideFor(d),
 		}, nil
 	}
 	is, ns, ok := strings.Cut(s, "/")
@@ -164,7 +166,10 @@ func (s Segment) owns(n int64) bool {
 	if s.den == 0 {
 		return true
 	}
-	g := strideFor(s.den)
+	g := s.stride
+	if g == 0 {
+		g = strideFor(s.den)
+	}
 	pos := floorModMul(n, g, s.den)
 	return pos >= s.from && pos < s.to
 }
