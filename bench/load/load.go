@@ -11,7 +11,7 @@
 //	res.Distribution() // latency by percentile
 //
 // Every run is bounded three ways: by ctx, by Options.MaxDuration and by
-// Options.MaxRequests. Stopping is graceful, as in k6: at the model's end
+// Options.MaxRequests (a model that plans more requests is refused). Stopping is graceful, as in k6: at the model's end
 // (or a bound) no new request starts; requests in flight get
 // Options.GracefulStop to finish, then they are cut off and counted as
 // interrupted.
@@ -25,11 +25,18 @@
 // (coordinated omission corrected) and keeps the latency from the actual
 // send beside it (Result.Uncorrected). The generator checks itself: its
 // process CPU, late sends and dropped arrivals become Result.Warnings.
+//
+// Beyond one machine: Options.Segment runs one share of a model (k6's
+// execution segments: N agents with segments 0/N ... (N-1)/N together run
+// exactly the whole), Options.StartAt lets them begin together, and
+// Options.Hlog writes an HdrHistogram interval log that
+// metrics.MergeHlogs combines with the other agents' into one result.
 package load
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"runtime"
 	"sync"
@@ -53,6 +60,13 @@ const (
 	// Open.MaxInFlight: each is a goroutine and a connection, so a typo
 	// such as -c 100000000 is refused instead of exhausting the machine.
 	MaxConcurrency = 100_000
+	// MaxRate bounds an open model's rate (and its stage targets): ten
+	// million requests a second is a 100 ns gap, beyond what one process
+	// sends over loopback (the generator reaches about 10^5/s), so a
+	// larger figure is a typo or a job for several agents (Segment).
+	MaxRate = 10_000_000
+	// MaxStartDelay bounds how far ahead Options.StartAt may be.
+	MaxStartDelay = 24 * time.Hour
 	// DefaultCPUWarn is the share of the machine's CPUs (GOMAXPROCS) the
 	// process may use before the result warns it may be generator-bound.
 	DefaultCPUWarn = 0.9
@@ -105,6 +119,24 @@ type Options struct {
 	// process's CPU, so a CPU-bound server in the same process is not
 	// taken for a generator-bound run.
 	ServerCPU func() time.Duration
+	// Segment, when not the whole run (its zero value), runs only this
+	// segment's share of the model (see Segment and Segment.Apply): N
+	// agents running segments 0/N ... (N-1)/N of the same model from the
+	// same StartAt together run exactly the whole model. The result's load
+	// label names the segment.
+	Segment Segment
+	// StartAt, when set, is when the run starts: Run validates its input,
+	// then waits until StartAt (ctx cancels the wait), so that agents on
+	// several machines begin together. It may be at most MaxStartDelay
+	// ahead. A StartAt already past starts at once, with a warning when it
+	// is more than 100 ms late.
+	StartAt time.Time
+	// Hlog, when set, receives the run as an HdrHistogram interval log
+	// (metrics.HlogWriter: the standard text format, one histogram per
+	// interval and metric) written as the run goes and ended with the
+	// run's totals; metrics.MergeHlogs (conclab merge) combines such logs
+	// into one result. A write error ends the run's error.
+	Hlog io.Writer
 }
 
 // Progress is a snapshot of a running run.
@@ -164,7 +196,10 @@ type Closed struct {
 // (0: DefaultMaxInFlight). An arrival finding all of them busy waits for
 // one (wrk2's behaviour: the send is late, and the corrected latency,
 // measured from when it was due, includes the wait), or with DropWhenBusy
-// is dropped and counted (k6's dropped_iterations).
+// is dropped and counted (k6's dropped_iterations). At the planned end no
+// new request starts: arrivals still waiting then, and any others due
+// before the end, are counted as dropped, so a rate the target cannot
+// reach ends on time. Rate and stage targets are at most MaxRate.
 type Open struct {
 	Rate         float64
 	Duration     time.Duration
@@ -290,8 +325,16 @@ func (m Open) validate() error {
 	if len(m.Stages) == 0 && m.Duration <= 0 {
 		return fmt.Errorf("load: Open.Duration must be positive, got %v", m.Duration)
 	}
+	if m.Rate > MaxRate {
+		return fmt.Errorf("load: Open.Rate %g/s is above load.MaxRate (%g/s), more than one process can send; split the load over agents with Options.Segment (conclab load --segment i/N)", m.Rate, float64(MaxRate))
+	}
 	if err := validateStages(m.Stages); err != nil {
 		return fmt.Errorf("load: Open.Stages: %w", err)
+	}
+	for i, st := range m.Stages {
+		if st.Target > MaxRate {
+			return fmt.Errorf("load: Open.Stages: stage %d: target %g/s is above load.MaxRate (%g/s); split the load over agents with Options.Segment", i, st.Target, float64(MaxRate))
+		}
 	}
 	return nil
 }
@@ -299,18 +342,35 @@ func (m Open) validate() error {
 func (m Burst) plan() (time.Duration, int64)      { return 0, int64(m.N) }
 func (m Sequential) plan() (time.Duration, int64) { return 0, int64(m.N) }
 
-func (m Closed) plan() (time.Duration, int64) {
+func (m Closed) plan() (time.Duration, int64) { return m.planShare(nil) }
+
+// planShare is plan for the share scale of the model (nil: the whole).
+func (m Closed) planShare(scale func(int64) int64) (time.Duration, int64) {
+	if scale == nil {
+		scale = func(v int64) int64 { return v }
+	}
 	if len(m.Stages) > 0 {
 		return stagesDuration(m.Stages), 0
 	}
 	n := int64(0)
 	if m.Iterations > 0 {
-		n = int64(m.VUs) * int64(m.Iterations)
+		n = scale(int64(m.VUs)) * int64(m.Iterations)
 	}
-	if m.Total > 0 && (n == 0 || int64(m.Total) < n) {
-		n = int64(m.Total)
+	if m.Total > 0 {
+		if t := scale(int64(m.Total)); n == 0 || t < n {
+			n = t
+		}
 	}
 	return m.Duration, n
+}
+
+// maxVUs is the largest number of VUs the model runs at once.
+func (m Closed) maxVUs() int {
+	n := m.VUs
+	for _, s := range m.Stages {
+		n = max(n, int(math.Ceil(s.Target)))
+	}
+	return n
 }
 
 func (m Open) plan() (time.Duration, int64) {
@@ -341,6 +401,7 @@ type engine struct {
 	stopMu  sync.Once
 	start   time.Time
 	softAt  time.Duration // the soft stop, from start
+	planDur time.Duration // the model's planned duration (0: bounded by counts)
 	late    time.Duration
 	maxReq  int64
 	issued  atomic.Int64
@@ -457,14 +518,24 @@ func (m Sequential) run(e *engine) {
 	Closed{VUs: 1, Iterations: m.N}.run(e)
 }
 
-func (m Closed) run(e *engine) {
-	maxVUs := m.VUs
-	for _, s := range m.Stages {
-		maxVUs = max(maxVUs, int(math.Ceil(s.Target)))
+func (m Closed) run(e *engine) { m.runShare(e, nil) }
+
+// runShare runs the share scale of the model (nil: the whole): VUs, Total
+// and, with Stages, the active level at every instant are scaled, so the
+// shares of segments that tile the whole add up to it at every moment.
+func (m Closed) runShare(e *engine, scale func(int64) int64) {
+	if scale == nil {
+		scale = func(v int64) int64 { return v }
 	}
+	vus := int(scale(int64(m.VUs)))
+	total := int(scale(int64(m.Total)))
+	if m.Total > 0 && total == 0 {
+		return // no share of the requests
+	}
+	maxVUs := int(scale(int64(m.maxVUs())))
 	var active, started atomic.Int64
-	active.Store(int64(m.VUs))
-	e.setLevel(float64(m.VUs))
+	active.Store(int64(vus))
+	e.setLevel(float64(vus))
 	var wg sync.WaitGroup
 	if len(m.Stages) > 0 {
 		wg.Add(1)
@@ -474,8 +545,9 @@ func (m Closed) run(e *engine) {
 			defer t.Stop()
 			for {
 				lvl, done := levelAt(float64(m.VUs), m.Stages, time.Since(e.start))
-				active.Store(int64(math.Round(lvl)))
-				e.setLevel(math.Round(lvl))
+				n := scale(int64(math.Round(lvl)))
+				active.Store(n)
+				e.setLevel(float64(n))
 				if done {
 					e.stop("")
 					return
@@ -503,7 +575,7 @@ func (m Closed) run(e *engine) {
 					case <-time.After(20 * time.Millisecond):
 					}
 				}
-				if m.Total > 0 && started.Add(1) > int64(m.Total) {
+				if total > 0 && started.Add(1) > int64(total) {
 					return
 				}
 				if !e.ticket() {
@@ -566,12 +638,14 @@ func (m Open) run(e *engine) {
 	var hits int64
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	// Every hit due before the soft stop is sent, even when the scheduler
-	// wakes late (a busy machine) or waits for a free worker: the plan is
-	// the plan, and lateness shows in the corrected latency. So the loop
-	// watches the due times, MaxRequests and the hard stop, not stopNew.
+	// Arrivals are sent at their due times until the planned end (the soft
+	// stop); a send that waits for a free connection is late, and the
+	// corrected latency includes the wait. At the planned end no new
+	// request starts: the arrivals that were due but could not be sent
+	// (every connection busy: the target, or the generator, could not keep
+	// the rate) are counted as dropped, never sent after the end.
 loop:
-	for e.hard.Err() == nil {
+	for !e.stopped() {
 		elapsed := time.Since(e.start)
 		wait, stop := p.Pace(elapsed, hits)
 		if stop || elapsed+wait >= e.softAt {
@@ -582,7 +656,7 @@ loop:
 			timer.Reset(wait)
 			select {
 			case <-timer.C:
-			case <-e.hard.Done():
+			case <-e.stopNew:
 				break loop
 			}
 			continue
@@ -606,15 +680,20 @@ loop:
 		default: // queue: the send waits for a free worker and is late
 			select {
 			case jobs <- intended:
-			case <-e.hard.Done():
+			case <-e.stopNew:
 				e.issued.Add(-1)
+				hits--
 				break loop
 			}
 		}
 	}
-	// The last hit is sent before the planned end; the run still lasts
-	// until then, so that rps is over the planned duration.
-	if d, _ := m.plan(); d > 0 {
+	if e.hard.Err() == nil && e.reason.Load() == nil {
+		// Arrivals due before the planned end that were not sent.
+		e.dropped.Add(unsent(p, hits, e.softAt, e.maxReq-e.issued.Load()))
+	}
+	// The run lasts until the planned end, so that rps is over the planned
+	// duration.
+	if e.planDur > 0 {
 		select {
 		case <-e.stopNew:
 		case <-e.hard.Done():
@@ -623,6 +702,20 @@ loop:
 	e.stop("")
 	close(jobs)
 	wg.Wait()
+}
+
+// unsent counts the arrivals from number hits on that p schedules before
+// end, at most limit.
+func unsent(p Pacer, hits int64, end time.Duration, limit int64) int64 {
+	var n int64
+	for n < limit {
+		wait, stop := p.Pace(end, hits+n)
+		if stop || wait >= 0 {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // Run drives target with model until the model ends or a bound is hit,
@@ -644,15 +737,74 @@ func Run(ctx context.Context, t Target, m Model, o Options) (*metrics.Result, er
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
+	whole := m
+	m, err := o.Segment.Apply(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.validate(); err != nil {
+		return nil, err
+	}
+	planDur, planN := m.plan()
+	if planN > o.MaxRequests {
+		return nil, fmt.Errorf("load: the model plans %d requests, more than MaxRequests=%d: shorten it, raise MaxRequests, or split it over agents with Options.Segment", planN, o.MaxRequests)
+	}
+	if !o.StartAt.IsZero() {
+		if ahead := time.Until(o.StartAt); ahead > MaxStartDelay {
+			return nil, fmt.Errorf("load: StartAt %s is %v ahead, more than MaxStartDelay (%v)", o.StartAt.Format(time.RFC3339), ahead.Round(time.Second), MaxStartDelay)
+		}
+	}
 	req, _, err := buildRequest(ctx, t, &o)
 	if err != nil {
 		return nil, err
 	}
-	planDur, planN := m.plan()
-	_, isOpen := m.(Open)
+	isOpen, gaugeName := false, ""
+	switch m.(type) {
+	case Closed, segClosed:
+		gaugeName = "vus"
+	case Open, segOpen:
+		isOpen, gaugeName = true, "target_rps"
+	}
 	interval := o.Interval
 	if interval == 0 {
 		interval = autoInterval(planDur)
+	}
+	labels := map[string]string{}
+	for k, v := range o.Labels {
+		labels[k] = v
+	}
+	labels[metrics.LabelStrategy] = o.Strategy
+	labels[metrics.LabelWorkload] = o.Workload
+	labels[metrics.LabelLoad] = o.Load
+	wholeLabel := o.Load
+	if o.Load == "" {
+		labels[metrics.LabelLoad] = m.String()
+		wholeLabel = whole.String()
+	} else if !o.Segment.IsWhole() {
+		labels[metrics.LabelLoad] = o.Load + " segment " + o.Segment.String()
+	}
+	var hlog *metrics.HlogWriter
+	if o.Hlog != nil {
+		h := metrics.HlogHeader{Labels: labels, GaugeName: gaugeName}
+		if !o.Segment.IsWhole() {
+			h.Segment, h.Whole = o.Segment.String(), wholeLabel
+		}
+		hlog = metrics.NewHlogWriter(o.Hlog, h)
+	}
+
+	var lateStart time.Duration
+	if !o.StartAt.IsZero() {
+		if wait := time.Until(o.StartAt); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return nil, fmt.Errorf("load: interrupted while waiting for StartAt %s: %w", o.StartAt.Format(time.RFC3339), ctx.Err())
+			}
+		} else {
+			lateStart = -wait
+		}
 	}
 
 	serverCPU := func() time.Duration { return 0 }
@@ -661,14 +813,17 @@ func Run(ctx context.Context, t Target, m Model, o Options) (*metrics.Result, er
 	}
 	cpu0, srvCPU0 := processCPU(), serverCPU()
 	start := time.Now()
-	rec, err := metrics.NewRecorder(start, metrics.Options{Uncorrected: isOpen, Phases: o.PhaseTimings})
+	if !o.StartAt.IsZero() && lateStart == 0 {
+		start = o.StartAt // the agents' common time zero, a few µs ago
+	}
+	rec, err := metrics.NewRecorder(start, metrics.Options{Uncorrected: isOpen, Phases: o.PhaseTimings, Hlog: hlog})
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
 	hard, cancelHard := context.WithCancel(ctx)
 	defer cancelHard()
 	e := &engine{req: req, rec: rec, hard: hard, stopNew: make(chan struct{}), start: start,
-		late: o.LateThreshold, maxReq: o.MaxRequests}
+		late: o.LateThreshold, maxReq: o.MaxRequests, planDur: planDur}
 	// A hard stop (ctx cancelled) is also a soft one: thinking and parked
 	// VUs and the open-model scheduler all wait on stopNew.
 	defer context.AfterFunc(hard, func() { e.stop("") })()
@@ -747,26 +902,22 @@ func Run(ctx context.Context, t Target, m Model, o Options) (*metrics.Result, er
 			Errors: e.errs.Load(), Planned: planN, Level: e.getLevel()})
 	}
 
-	labels := map[string]string{}
-	for k, v := range o.Labels {
-		labels[k] = v
-	}
-	labels[metrics.LabelStrategy] = o.Strategy
-	labels[metrics.LabelWorkload] = o.Workload
-	labels[metrics.LabelLoad] = o.Load
-	if o.Load == "" {
-		labels[metrics.LabelLoad] = m.String()
-	}
 	res := rec.Finish(end, e.getLevel(), labels)
 	res.Dropped = e.dropped.Load()
-	switch m.(type) {
-	case Closed:
-		res.GaugeName = "vus"
-	case Open:
-		res.GaugeName = "target_rps"
+	res.GaugeName = gaugeName
+	if lateStart > 100*time.Millisecond {
+		res.Warn(fmt.Sprintf("started %v after StartAt %s: this agent was late, so it did not begin together with the others", lateStart.Round(time.Millisecond), o.StartAt.Format(time.RFC3339Nano)))
+	}
+	if emptyModel(m) {
+		res.Warn(fmt.Sprintf("segment %s has no share of %s (its shares of VUs or requests round to zero): no request was sent", o.Segment, whole))
 	}
 	genCPU := processCPU() - cpu0 - (serverCPU() - srvCPU0)
 	selfCheck(res, e, o, max(genCPU, 0), end.Sub(start), isOpen)
+	if hlog != nil {
+		if err := hlog.End(res); err != nil {
+			return res, fmt.Errorf("load: %w", err)
+		}
+	}
 
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("load: run interrupted after %v: %w", end.Sub(start).Round(time.Millisecond), ctx.Err())
@@ -858,7 +1009,7 @@ func selfCheck(res *metrics.Result, e *engine, o Options, cpu, elapsed time.Dura
 				late, res.Count(), 100*float64(late)/float64(max(res.Count(), 1)), o.LateThreshold))
 		}
 		if d := res.Dropped; d > 0 {
-			res.Warn(fmt.Sprintf("%d arrivals dropped: all MaxInFlight connections were busy", d))
+			res.Warn(fmt.Sprintf("%d arrivals dropped: all MaxInFlight connections were busy until the planned end (with DropWhenBusy: when they were due), so they were never sent; the target, or the generator, could not keep the rate", d))
 		}
 	}
 	if n := res.Outcomes(metrics.Interrupted); n > 0 {

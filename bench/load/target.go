@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -70,6 +71,9 @@ func buildRequest(ctx context.Context, t Target, o *Options) (*request, *url.URL
 	port := u.Port()
 	if port == "" {
 		port = "80"
+	}
+	if pn, err := strconv.Atoi(port); err != nil || pn < 1 || pn > 65535 {
+		return nil, nil, fmt.Errorf("load: malformed target URL %q: port %s is not in 1..65535", t.URL, port)
 	}
 	if err := checkLoopback(ctx, u.Hostname(), o.AllowRemote); err != nil {
 		return nil, nil, err

@@ -116,6 +116,10 @@ type Options struct {
 	SignificantFigures int
 	// MaxIntervals bounds the series; 0 means DefaultMaxIntervals.
 	MaxIntervals int
+	// Hlog, when set, gets the run as an HdrHistogram interval log: the
+	// header when the Recorder is created, each interval when it is cut
+	// (see HlogWriter).
+	Hlog *HlogWriter
 }
 
 // hists is a set of histograms sharing one configuration.
@@ -224,6 +228,9 @@ func NewRecorder(start time.Time, o Options) (*Recorder, error) {
 	r.interval = r.newHists()
 	r.total = r.newHists()
 	r.totalC.reset()
+	if o.Hlog != nil {
+		o.Hlog.begin(start, o)
+	}
 	return r, nil
 }
 
@@ -273,8 +280,8 @@ func (r *Recorder) Record(shardIdx int, s *Sample) {
 	if s.Outcome != Interrupted {
 		c.n++
 	}
-	if s.Late {
-		c.late++
+	if s.Late && s.Outcome != Interrupted {
+		c.late++ // late is a share of the counted sends
 	}
 	c.bytesIn += s.BytesIn
 	c.bytesOut += s.BytesOut
@@ -391,6 +398,9 @@ func (r *Recorder) cutLocked(now time.Time, gauge float64, final bool) {
 		row.Uncorrected = statsOf(r.interval.unc, &c, true)
 	}
 	r.intervals = append(r.intervals, row)
+	if r.opts.Hlog != nil {
+		r.opts.Hlog.interval(&r.intervals[len(r.intervals)-1], r.interval)
+	}
 	mergeInto(r.total, r.interval)
 	r.totalC.add(&c)
 	r.last = now

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -113,7 +114,24 @@ func TestLoadCommandBadInput(t *testing.T) {
 		{"unknown flag", []string{"load", srv.URL, "--bogus"}, 2, "flag provided but not defined: -bogus"},
 		{"malformed URL", []string{"load", "http://[::1", "-n", "1"}, 2, "malformed target URL"},
 		{"zero c", []string{"load", srv.URL, "-c", "0"}, 2, "-c must be positive"},
-		{"huge c", []string{"load", srv.URL, "-c", "100000000", "-n", "1"}, 2, "VUs must be at most 100000"},
+		{"huge c", []string{"load", srv.URL, "-c", "100000000", "-n", "1"}, 2, "above the cap of 100000 connections"},
+		{"port out of range", []string{"load", "http://127.0.0.1:99999/", "-n", "1"}, 2, "port 99999 is not in 1..65535"},
+		{"port zero", []string{"load", "http://127.0.0.1:0/", "-n", "1"}, 2, "port 0 is not in 1..65535"},
+		{"duration above the cap", []string{"load", srv.URL, "-d", "100000h"}, 2, "above the longest run allowed, --max-duration 10m0s"},
+		{"max-duration above 24h", []string{"load", srv.URL, "--max-duration", "25h"}, 2, "--max-duration must be in"},
+		{"long run with max-duration", []string{"load", srv.URL, "-d", "2h", "--max-duration", "1h"}, 2, "--max-duration 1h0m0s"},
+		{"absurd rate", []string{"load", srv.URL, "--rate", "1e12", "-d", "1s"}, 2, "above the cap of 1e+07 requests/s"},
+		{"rate times duration", []string{"load", srv.URL, "--rate", "1e6", "-d", "10m"}, 2, "plans 600000000 requests"},
+		{"rate -n beyond max-duration", []string{"load", srv.URL, "--rate", "1", "-n", "1000"}, 2, "above --max-duration"},
+		{"timeout above the cap", []string{"load", srv.URL, "--timeout", "2h"}, 2, "--timeout 2h0m0s is above the cap"},
+		{"grace above the cap", []string{"load", srv.URL, "--grace", "1h"}, 2, "--grace must be in"},
+		{"zero iterations", []string{"load", srv.URL, "--iterations", "0"}, 2, "--iterations must be positive"},
+		{"iterations with rate", []string{"load", srv.URL, "--iterations", "3", "--rate", "10"}, 2, "--iterations applies to the closed model"},
+		{"bad segment", []string{"load", srv.URL, "--segment", "3/3"}, 2, "--segment: load: segment index must be in 0..2"},
+		{"bad segment form", []string{"load", srv.URL, "--segment", "half"}, 2, "want i/N"},
+		{"bad start-at", []string{"load", srv.URL, "--start-at", "soon"}, 2, "--start-at \"soon\": want an RFC 3339 time"},
+		{"start-at too far", []string{"load", srv.URL, "--start-at", "2099-01-01T00:00:00Z"}, 2, "more than 24h0m0s"},
+		{"hlog in missing dir", []string{"load", srv.URL, "-n", "1", "--hlog", "/no/such/dir/r.hlog"}, 2, "--hlog /no/such/dir/r.hlog"},
 		{"negative c", []string{"load", srv.URL, "-c", "-4"}, 2, "-c must be positive"},
 		{"zero d", []string{"load", srv.URL, "-d", "0s"}, 2, "-d must be positive"},
 		{"negative d", []string{"load", srv.URL, "-d", "-1s"}, 2, "-d must be positive"},
@@ -181,5 +199,107 @@ func TestLoadProgressBar(t *testing.T) {
 			t.Errorf("a file is not a terminal")
 		}
 		f.Close()
+	}
+}
+
+// --segment, --start-at, --hlog and --iterations: two agents' logs merge
+// into the whole run's count; conclab merge prints, writes JSON and HTML.
+func TestLoadSegmentsAndMerge(t *testing.T) {
+	t.Parallel()
+	srv := loadTestServer(t)
+	dir := t.TempDir()
+	start := time.Now().Add(500 * time.Millisecond)
+	at := fmt.Sprintf("%.3f", float64(start.UnixNano())/1e9)
+	done := make(chan error, 2)
+	for k := 0; k < 2; k++ {
+		go func() {
+			var out, errb bytes.Buffer
+			code := mainCode([]string{"load", srv.URL, "-c", "3", "--iterations", "7", "--segment", fmt.Sprintf("%d/2", k),
+				"--start-at", at, "--hlog", filepath.Join(dir, fmt.Sprintf("seg%d.hlog", k)), "-q"}, &out, &errb)
+			if code != 0 {
+				done <- fmt.Errorf("agent %d: exit %d: %s", k, code, errb.String())
+				return
+			}
+			if want := fmt.Sprintf("3 VUs 7 iterations segment %d/2", k); !strings.Contains(out.String(), want) {
+				done <- fmt.Errorf("agent %d: output lacks %q:\n%s", k, want, out.String())
+				return
+			}
+			done <- nil
+		}()
+	}
+	for i := 0; i < 2; i++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if time.Now().Before(start) {
+		t.Errorf("agents ended before --start-at")
+	}
+	logs := []string{filepath.Join(dir, "seg0.hlog"), filepath.Join(dir, "seg1.hlog")}
+	var out, errb bytes.Buffer
+	if code := mainCode(append([]string{"merge", "--json"}, logs...), &out, &errb); code != 0 {
+		t.Fatalf("merge exit %d: %s", code, errb.String())
+	}
+	var doc struct {
+		Summary struct {
+			Columns []struct{ Name string }
+			Rows    [][]any
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	row := map[string]any{}
+	for i, c := range doc.Summary.Columns {
+		row[c.Name] = doc.Summary.Rows[0][i]
+	}
+	if row["count"] != 21.0 || row["errors"] != 0.0 || row["load"] != "3 VUs 7 iterations" {
+		t.Errorf("merged summary %v; want 21 requests of the whole 3 VUs 7 iterations", row)
+	}
+	html := filepath.Join(dir, "merged.html")
+	out.Reset()
+	if code := mainCode([]string{"merge", logs[0], "--html", html, logs[1], "--wait", "5s"}, &out, &errb); code != 0 {
+		t.Fatalf("merge --html exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "http_reqs...................: 21 ") || !strings.Contains(out.String(), "merged 2 logs") {
+		t.Errorf("merge text output:\n%s", out.String())
+	}
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "data-conclab-chart") {
+		t.Errorf("merge --html: %v", err)
+	}
+}
+
+func TestMergeBadInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk.hlog")
+	os.WriteFile(junk, []byte("not a log\n"), 0o644)
+	running := filepath.Join(dir, "running.hlog")
+	os.WriteFile(running, []byte("#[StartTime: 1764579600.000 (seconds since epoch)]\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"merge"}, 2, "no log files"},
+		{[]string{"merge", "/no/such.hlog"}, 2, "no such file"},
+		{[]string{"merge", junk}, 2, "want StartTimestamp"},
+		{[]string{"merge", running, "--wait", "-1s"}, 2, "--wait must be in"},
+		{[]string{"merge", running, "--html", "/no/such/dir/x.html"}, 2, "--html"},
+		{[]string{"merge", filepath.Join(dir, "missing.hlog"), "--wait", "600ms"}, 1, "no log at"},
+		{[]string{"merge", running}, 1, "no requests"},
+	} {
+		var out, errb bytes.Buffer
+		code := mainCode(tc.args, &out, &errb)
+		if code != tc.code || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errb.String(), tc.code, tc.want)
+		}
+	}
+	// An incomplete log is waited for, then merged as it is, with a note.
+	var out, errb bytes.Buffer
+	t0 := time.Now()
+	mainCode([]string{"merge", running, "--wait", "700ms"}, &out, &errb)
+	if d := time.Since(t0); d < 700*time.Millisecond || d > 10*time.Second || !strings.Contains(errb.String(), "still incomplete") {
+		t.Errorf("--wait on an incomplete log: %v, stderr %q", d, errb.String())
 	}
 }

@@ -6,8 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
@@ -20,7 +23,10 @@ func init() {
 	register(command{name: "serve", summary: "run one strategy server standalone (for k6, wrk, hey ...)", run: runServe})
 }
 
-const serveUsage = `usage: conclab serve --strategy NAME --workload SPEC [--addr 127.0.0.1:PORT]
+const serveUsage = `usage: conclab serve --strategy NAME --workload SPEC [--addr 127.0.0.1:PORT] [--allow-remote]
+
+The address must be loopback (127.0.0.0/8, ::1, localhost) unless
+--allow-remote: ":8000" and "0.0.0.0:8000" listen on every interface.
 
 Runs one strategy server until interrupted. Every path runs the workload;
 /health answers "ok" (through the event loop or a worker thread on the Python
@@ -44,6 +50,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	spec := fs.String("workload", "", `workload spec, e.g. "sleep=1s" or "cpu=10000000"`)
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	list := fs.Bool("list", false, "list the strategy presets and exit")
+	allowRemote := fs.Bool("allow-remote", false, "allow an --addr that is not loopback (the server accepts uploads and burns CPU per request: anyone who reaches it can load this machine)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, serveUsage)
 		fs.PrintDefaults()
@@ -69,6 +76,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		fs.Usage()
 		return 2, errors.New("--strategy and --workload are required")
 	}
+	if err := checkListenAddr(ctx, *addr, *allowRemote); err != nil {
+		return 2, err
+	}
 	srv, err := strategy.NewPreset(*name, *spec)
 	if err != nil {
 		return 2, err
@@ -89,4 +99,49 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		fmt.Fprintln(stdout, strings.Join(st.Warnings, "\n"))
 	}
 	return 0, srv.Close()
+}
+
+// checkListenAddr refuses a listen address that is not loopback unless
+// allowRemote: an empty host (":8000") or an unspecified address
+// ("0.0.0.0", "::") listens on every interface; a name must resolve to
+// loopback addresses only. The port must be a number in 0..65535.
+func checkListenAddr(ctx context.Context, addr string, allowRemote bool) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--addr %q: want HOST:PORT, e.g. 127.0.0.1:8000: %w", addr, err)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return fmt.Errorf("--addr %q: port %q is not in 0..65535", addr, port)
+	}
+	if allowRemote {
+		return nil
+	}
+	const hint = "the strategy servers accept uploads and burn CPU per request; serve on loopback (127.0.0.1:PORT), or pass --allow-remote to listen there"
+	if host == "" {
+		return fmt.Errorf("--addr %q listens on every interface, not only loopback: %s", addr, hint)
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		switch {
+		case ip.IsLoopback():
+			return nil
+		case ip.IsUnspecified():
+			return fmt.Errorf("--addr %q listens on every interface, not only loopback: %s", addr, hint)
+		}
+		return fmt.Errorf("--addr %q is not a loopback address: %s", addr, hint)
+	}
+	if h := strings.ToLower(strings.TrimSuffix(host, ".")); h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return nil
+	}
+	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	addrs, err := net.DefaultResolver.LookupIPAddr(rctx, host)
+	if err != nil {
+		return fmt.Errorf("--addr %q: %w", addr, err)
+	}
+	for _, a := range addrs {
+		if !a.IP.IsLoopback() {
+			return fmt.Errorf("--addr %q: %s resolves to %s, which is not loopback: %s", addr, host, a.IP, hint)
+		}
+	}
+	return nil
 }

@@ -81,6 +81,11 @@ func TestServeBadInput(t *testing.T) {
 		{[]string{"--strategy", "sync"}, "required"},
 		{[]string{"--strategy", "sync", "--workload", "sleep=1s", "--addr", "127.0.0.1:99999"}, "99999"},
 		{[]string{"--strategy", "sync", "--workload", "sleep=1s", "extra"}, "unexpected"},
+		{[]string{"--strategy", "sync", "--workload", "none", "--addr", "0.0.0.0:8000"}, "listens on every interface"},
+		{[]string{"--strategy", "sync", "--workload", "none", "--addr", ":8000"}, "listens on every interface"},
+		{[]string{"--strategy", "sync", "--workload", "none", "--addr", "[::]:8000"}, "listens on every interface"},
+		{[]string{"--strategy", "sync", "--workload", "none", "--addr", "192.0.2.1:8000"}, "not a loopback address"},
+		{[]string{"--strategy", "sync", "--workload", "none", "--addr", "8000"}, "want HOST:PORT"},
 	} {
 		code, err := runServe(context.Background(), c.args, io.Discard, io.Discard)
 		if code == 0 || err == nil || !strings.Contains(err.Error(), c.want) {
@@ -98,6 +103,33 @@ func TestServeList(t *testing.T) {
 	for _, name := range []string{"/async-block", "flask 1w x 5t", "gunicorn 2w x 5t", "goroutines", "ProcessPool"} {
 		if !strings.Contains(out.String(), name+":") {
 			t.Errorf("--list lacks %q", name)
+		}
+	}
+}
+
+func TestCheckListenAddr(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		addr   string
+		remote bool
+		ok     bool
+	}{
+		{"127.0.0.1:0", false, true},
+		{"127.0.0.2:8000", false, true},
+		{"[::1]:8000", false, true},
+		{"localhost:8000", false, true},
+		{":8000", false, false},
+		{"0.0.0.0:8000", false, false},
+		{"[::]:8000", false, false},
+		{"10.1.2.3:8000", false, false},
+		{"0.0.0.0:8000", true, true},
+		{":8000", true, true},
+		{"127.0.0.1:70000", true, false},
+		{"nocolon", true, false},
+	} {
+		err := checkListenAddr(context.Background(), tc.addr, tc.remote)
+		if (err == nil) != tc.ok {
+			t.Errorf("checkListenAddr(%q, allowRemote=%v) = %v; want ok=%v", tc.addr, tc.remote, err, tc.ok)
 		}
 	}
 }

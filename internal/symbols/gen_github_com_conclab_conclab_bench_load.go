@@ -22,7 +22,11 @@ func init() {
 		"DefaultProgressEvery": reflect.ValueOf(load.DefaultProgressEvery),
 		"DefaultTimeout":       reflect.ValueOf(load.DefaultTimeout),
 		"MaxConcurrency":       reflect.ValueOf(constant.MakeFromLiteral("100000", token.INT, 0)),
+		"MaxRate":              reflect.ValueOf(constant.MakeFromLiteral("10000000", token.INT, 0)),
+		"MaxStartDelay":        reflect.ValueOf(load.MaxStartDelay),
 		"NewPoissonPacer":      reflect.ValueOf(load.NewPoissonPacer),
+		"NewSegment":           reflect.ValueOf(load.NewSegment),
+		"ParseSegment":         reflect.ValueOf(load.ParseSegment),
 		"Run":                  reflect.ValueOf(load.Run),
 
 		// type definitions
@@ -36,6 +40,7 @@ func init() {
 		"Pacer":         reflect.ValueOf((*load.Pacer)(nil)),
 		"PoissonPacer":  reflect.ValueOf((*load.PoissonPacer)(nil)),
 		"Progress":      reflect.ValueOf((*load.Progress)(nil)),
+		"Segment":       reflect.ValueOf((*load.Segment)(nil)),
 		"Sequential":    reflect.ValueOf((*load.Sequential)(nil)),
 		"Stage":         reflect.ValueOf((*load.Stage)(nil)),
 		"StagesPacer":   reflect.ValueOf((*load.StagesPacer)(nil)),

@@ -1,0 +1,371 @@
+package load
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"math/bits"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A Segment is a share of a run: the fraction [From, To) of the whole,
+// with 0 ≤ From < To ≤ 1, as in k6's execution segments. N agents running
+// the segments 0/N, 1/N, ..., (N-1)/N of the same model together run
+// exactly the whole model: every integer quantity (VUs, iterations,
+// requests, a ramp's VU level at every instant) and every arrival of an
+// open model belongs to exactly one segment.
+//
+// The arithmetic is k6's: a segment's share of an integer quantity v is
+//
+//	Scale(v) = floor(v·To) − floor(v·From)
+//
+// computed exactly on integers. The shares of consecutive segments
+// telescope, so they add up to v with no rounding drift, whatever v and
+// however many segments. An open model's arrivals are numbered 0, 1, 2, ...
+// in the whole schedule and dealt over the segments like k6's striped
+// sequence (see owns): each arrival belongs to exactly one segment, which
+// sends it at its time in the whole schedule, so the segments interleave
+// (with three equal segments, every third arrival each).
+//
+// The zero Segment is the whole run.
+type Segment struct {
+	from, to, den int64 // From = from/den, To = to/den; den 0: the whole
+	stride        int64 // strideFor(den), cached by the constructors
+}
+
+// maxSegmentDen bounds a segment's denominator, so that Scale's products
+// stay exact in 128 bits and a typo is an error.
+const maxSegmentDen = 1_000_000
+
+// NewSegment returns segment i of n equal segments, [i/n, (i+1)/n); i counts
+// from 0 to n-1 (the index a Kubernetes Indexed Job gives its pods as
+// JOB_COMPLETION_INDEX).
+func NewSegment(i, n int) (Segment, error) {
+	if n < 1 || n > maxSegmentDen {
+		return Segment{}, fmt.Errorf("load: segment count must be in 1..%d, got %d", maxSegmentDen, n)
+	}
+	if i < 0 || i >= n {
+		return Segment{}, fmt.Errorf("load: segment index must be in 0..%d for %d segments, got %d", n-1, n, i)
+	}
+	return Segment{from: int64(i), to: int64(i + 1), den: int64(n), stride: strideFor(int64(n))}, nil
+}
+
+// ParseSegment parses "i/n" (segment i of n equal segments, i from 0) or
+// k6's "FROM:TO" with each bound a fraction or decimal ("0:1/3",
+// "1/3:2/3", "0.5:1"). The empty string is the whole run.
+func ParseSegment(s string) (Segment, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return Segment{}, nil
+	}
+	if from, to, ok := strings.Cut(s, ":"); ok {
+		a, err := parseFraction(from)
+		if err != nil {
+			return Segment{}, fmt.Errorf("load: segment %q: start: %w", s, err)
+		}
+		b, err := parseFraction(to)
+		if err != nil {
+			return Segment{}, fmt.Errorf("load: segment %q: end: %w", s, err)
+		}
+		if a.Sign() < 0 || b.Cmp(big.NewRat(1, 1)) > 0 || a.Cmp(b) >= 0 {
+			return Segment{}, fmt.Errorf("load: segment %q: want 0 ≤ start < end ≤ 1", s)
+		}
+		// A common denominator: lcm of the two.
+		da, db := a.Denom(), b.Denom()
+		g := new(big.Int).GCD(nil, nil, da, db)
+		den := new(big.Int).Mul(da, new(big.Int).Div(db, g))
+		if !den.IsInt64() || den.Int64() > maxSegmentDen {
+			return Segment{}, fmt.Errorf("load: segment %q: denominator above %d", s, maxSegmentDen)
+		}
+		d := den.Int64()
+		return Segment{
+			from:   a.Num().Int64() * (d / da.Int64()),
+			to:     b.Num().Int64() * (d / db.Int64()),
+			den:    d,
+			stride: strideFor(d),
+		}, nil
+	}
+	is, ns, ok := strings.Cut(s, "/")
+	if !ok {
+		return Segment{}, fmt.Errorf("load: segment %q: want i/N (i from 0 to N-1) or FROM:TO (e.g. 0:1/3)", s)
+	}
+	i, err1 := strconv.Atoi(strings.TrimSpace(is))
+	n, err2 := strconv.Atoi(strings.TrimSpace(ns))
+	if err1 != nil || err2 != nil {
+		return Segment{}, fmt.Errorf("load: segment %q: want i/N with whole numbers (i from 0 to N-1)", s)
+	}
+	return NewSegment(i, n)
+}
+
+func parseFraction(s string) (*big.Rat, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, fmt.Errorf("empty")
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return nil, fmt.Errorf("%q is not a fraction or decimal", s)
+	}
+	return r, nil
+}
+
+// IsWhole reports whether s is the whole run [0, 1).
+func (s Segment) IsWhole() bool { return s.den == 0 || (s.from == 0 && s.to == s.den) }
+
+// Fraction is the segment's size, To − From.
+func (s Segment) Fraction() float64 {
+	if s.den == 0 {
+		return 1
+	}
+	return float64(s.to-s.from) / float64(s.den)
+}
+
+// String is "i/n" for a segment of equal ones, else "from:to" as
+// fractions; "" for the whole run.
+func (s Segment) String() string {
+	if s.IsWhole() {
+		return ""
+	}
+	if s.to-s.from == 1 {
+		return fmt.Sprintf("%d/%d", s.from, s.den)
+	}
+	return big.NewRat(s.from, s.den).RatString() + ":" + big.NewRat(s.to, s.den).RatString()
+}
+
+// floorMul is floor(v·num/den) for v ≥ 0, exact.
+func floorMul(v, num, den int64) int64 {
+	hi, lo := bits.Mul64(uint64(v), uint64(num))
+	q, _ := bits.Div64(hi, lo, uint64(den)) // hi < den since num ≤ den
+	return int64(q)
+}
+
+// Scale is the segment's share of the non-negative integer quantity v,
+// floor(v·To) − floor(v·From). The shares of segments that tile [0, 1) add
+// up to v exactly. Negative v scales to 0.
+func (s Segment) Scale(v int64) int64 {
+	if s.den == 0 {
+		return v
+	}
+	if v <= 0 {
+		return 0
+	}
+	return floorMul(v, s.to, s.den) - floorMul(v, s.from, s.den)
+}
+
+// owns reports whether whole-schedule arrival n (from 0) is this segment's.
+// Arrivals are dealt over the denominator's cycle: arrival n has the
+// position (n·g mod den)/den in [0, 1), where g is coprime to den (so each
+// cycle of den arrivals visits every position once) and near den/φ (so
+// that consecutive arrivals land far apart, spreading an uneven segment's
+// arrivals over time); the segment owns the positions in [From, To). The
+// segments that tile [0, 1) therefore own every arrival exactly once, and
+// each owns exactly its fraction of every den consecutive arrivals.
+func (s Segment) owns(n int64) bool {
+	if s.den == 0 {
+		return true
+	}
+	g := s.stride
+	if g == 0 {
+		g = strideFor(s.den)
+	}
+	pos := floorModMul(n, g, s.den)
+	return pos >= s.from && pos < s.to
+}
+
+// ownedBefore counts the arrivals before number m that the segment owns.
+func (s Segment) ownedBefore(m int64) int64 {
+	if s.den == 0 || m <= 0 {
+		return max(m, 0)
+	}
+	n := m / s.den * (s.to - s.from)
+	for k := m / s.den * s.den; k < m; k++ {
+		if s.owns(k) {
+			n++
+		}
+	}
+	return n
+}
+
+// floorModMul is n·g mod den for n ≥ 0, exact.
+func floorModMul(n, g, den int64) int64 {
+	hi, lo := bits.Mul64(uint64(n), uint64(g))
+	_, r := bits.Div64(hi%uint64(den), lo, uint64(den))
+	return int64(r)
+}
+
+// strideFor is the integer nearest den/φ that is coprime to den.
+func strideFor(den int64) int64 {
+	if den <= 2 {
+		return 1
+	}
+	g := int64(math.Round(float64(den) / math.Phi))
+	for d := int64(0); ; d++ {
+		for _, c := range []int64{g - d, g + d} {
+			if c >= 1 && c < den && gcd(c, den) == 1 {
+				return c
+			}
+		}
+	}
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// Apply returns this segment's share of model m: Burst and Sequential
+// scale N; Closed scales VUs and Total (Iterations stay per VU, Duration
+// and Think stay) and, with Stages, the active VU level at every instant;
+// Open keeps the whole schedule and sends only this segment's arrivals
+// (its Pacer, if any, is wrapped), with MaxInFlight scaled (at least 1).
+// The shares may be zero (e.g. 1 VU over 3 segments): such a model runs
+// no requests. A custom Model is returned unchanged with an error.
+func (s Segment) Apply(m Model) (Model, error) {
+	if s.IsWhole() {
+		return m, nil
+	}
+	switch m := m.(type) {
+	case Burst:
+		return segBurst{Burst: Burst{N: int(s.Scale(int64(m.N)))}, whole: m, seg: s}, nil
+	case Sequential:
+		return segSequential{Sequential: Sequential{N: int(s.Scale(int64(m.N)))}, whole: m, seg: s}, nil
+	case Closed:
+		return segClosed{whole: m, seg: s}, nil
+	case Open:
+		return segOpen{whole: m, seg: s}, nil
+	case segBurst, segSequential, segClosed, segOpen:
+		return m, fmt.Errorf("load: model %v is already a segment", m)
+	}
+	return m, fmt.Errorf("load: a segment cannot split model %T", m)
+}
+
+// segmentPacer sends the segment's share of a whole-schedule pacer: its
+// k-th hit is the whole's k-th arrival that the segment owns. Arrival
+// numbers are found incrementally, so each Pace is O(1) amortised.
+type segmentPacer struct {
+	whole Pacer
+	seg   Segment
+	k     int64 // hits for which n is computed
+	n     int64 // whole arrival number of segment hit k
+	init  bool
+}
+
+func (p *segmentPacer) wholeIndex(k int64) int64 {
+	if !p.init || k < p.k {
+		p.k, p.n, p.init = 0, 0, true
+		for !p.seg.owns(p.n) {
+			p.n++
+		}
+	}
+	for p.k < k {
+		p.n++
+		for !p.seg.owns(p.n) {
+			p.n++
+		}
+		p.k++
+	}
+	return p.n
+}
+
+// Pace implements Pacer.
+func (p *segmentPacer) Pace(elapsed time.Duration, hits int64) (time.Duration, bool) {
+	if p.seg.to == p.seg.from {
+		return 0, true
+	}
+	return p.whole.Pace(elapsed, p.wholeIndex(hits))
+}
+
+// Rate implements Pacer: the segment's share of the whole rate.
+func (p *segmentPacer) Rate(elapsed time.Duration) float64 {
+	return p.whole.Rate(elapsed) * p.seg.Fraction()
+}
+
+// The segment models: each runs its share and describes itself as the
+// whole model plus the segment.
+
+type segBurst struct {
+	Burst
+	whole Burst
+	seg   Segment
+}
+
+func (m segBurst) String() string { return m.whole.String() + " segment " + m.seg.String() }
+func (m segBurst) validate() error {
+	if m.N == 0 {
+		return nil
+	}
+	return m.Burst.validate()
+}
+
+type segSequential struct {
+	Sequential
+	whole Sequential
+	seg   Segment
+}
+
+func (m segSequential) String() string {
+	return m.whole.String() + " segment " + m.seg.String()
+}
+func (m segSequential) validate() error {
+	if m.N == 0 {
+		return nil
+	}
+	return m.Sequential.validate()
+}
+
+type segClosed struct {
+	whole Closed
+	seg   Segment
+}
+
+func (m segClosed) String() string               { return m.whole.String() + " segment " + m.seg.String() }
+func (m segClosed) validate() error              { return m.whole.validate() }
+func (m segClosed) plan() (time.Duration, int64) { return m.whole.planShare(m.seg.Scale) }
+func (m segClosed) run(e *engine)                { m.whole.runShare(e, m.seg.Scale) }
+
+func (m segClosed) empty() bool {
+	return m.seg.Scale(int64(m.whole.maxVUs())) == 0 || (m.whole.Total > 0 && m.seg.Scale(int64(m.whole.Total)) == 0)
+}
+
+type segOpen struct {
+	whole Open
+	seg   Segment
+}
+
+func (m segOpen) String() string  { return m.whole.String() + " segment " + m.seg.String() }
+func (m segOpen) validate() error { return m.whole.validate() }
+
+func (m segOpen) local() Open {
+	o := m.whole
+	o.Pacer = &segmentPacer{whole: m.whole.pacer(), seg: m.seg}
+	in := o.MaxInFlight
+	if in == 0 {
+		in = DefaultMaxInFlight
+	}
+	o.MaxInFlight = int(max(m.seg.Scale(int64(in)), 1))
+	return o
+}
+
+func (m segOpen) plan() (time.Duration, int64) {
+	d, n := m.whole.plan()
+	return d, m.seg.ownedBefore(n)
+}
+
+func (m segOpen) run(e *engine) { m.local().run(e) }
+
+// emptyModel reports whether a segment model has no share at all.
+func emptyModel(m Model) bool {
+	switch m := m.(type) {
+	case segBurst:
+		return m.N == 0
+	case segSequential:
+		return m.N == 0
+	case segClosed:
+		return m.empty()
+	}
+	return false
+}

@@ -1,0 +1,269 @@
+package load
+
+import (
+	"context"
+	"math/rand"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestParseSegment(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		want    string // String(); "" is the whole run
+		frac    float64
+		wantErr bool
+	}{
+		{"", "", 1, false},
+		{"0/1", "", 1, false},
+		{"0/3", "0/3", 1.0 / 3, false},
+		{"2/3", "2/3", 1.0 / 3, false},
+		{" 1 / 4 ", "1/4", 0.25, false},
+		{"0:1/3", "0/3", 1.0 / 3, false},
+		{"1/3:2/3", "1/3", 1.0 / 3, false},
+		{"0.5:1", "1/2", 0.5, false},
+		{"0:2/3", "0:2/3", 2.0 / 3, false},
+		{"3/3", "", 0, true},
+		{"-1/3", "", 0, true},
+		{"1/0", "", 0, true},
+		{"a/3", "", 0, true},
+		{"1", "", 0, true},
+		{"2/3:1/3", "", 0, true},
+		{"0:3/2", "", 0, true},
+		{"0:1/3000001", "", 0, true},
+	} {
+		s, err := ParseSegment(tc.in)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("ParseSegment(%q) error %v; want error %v", tc.in, err, tc.wantErr)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		if s.String() != tc.want || s.Fraction() != tc.frac {
+			t.Errorf("ParseSegment(%q) = %q (%v); want %q (%v)", tc.in, s, s.Fraction(), tc.want, tc.frac)
+		}
+	}
+}
+
+// The shares of N segments add up to the whole for every quantity: no
+// rounding drift, whatever v and N.
+func TestSegmentScaleSums(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 7, 10, 64, 1000} {
+		for _, v := range []int64{0, 1, 2, 5, 7, 10, 99, 1001, 123457, 1e8, 1 << 40} {
+			var sum, lo, hi int64 = 0, v, 0
+			for i := 0; i < n; i++ {
+				s, err := NewSegment(i, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				x := s.Scale(v)
+				sum += x
+				lo, hi = min(lo, x), max(hi, x)
+			}
+			if sum != v {
+				t.Errorf("N=%d v=%d: shares add up to %d", n, v, sum)
+			}
+			if hi-lo > 1 {
+				t.Errorf("N=%d v=%d: shares range %d..%d; want within one of each other", n, v, lo, hi)
+			}
+		}
+	}
+	// Uneven segments tile too.
+	var sum int64
+	for _, spec := range []string{"0:1/6", "1/6:1/2", "1/2:0.9", "0.9:1"} {
+		s, err := ParseSegment(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum += s.Scale(1001)
+	}
+	if sum != 1001 {
+		t.Errorf("uneven segments: %d; want 1001", sum)
+	}
+}
+
+// Every arrival of the whole schedule goes to exactly one segment, at its
+// time in the whole schedule: the union of the segments' due times is the
+// whole's, for constant, Poisson and ramping pacers.
+func TestSegmentPacerPartitions(t *testing.T) {
+	dueTimes := func(p Pacer, limit int) []time.Duration {
+		var out []time.Duration
+		for hits := int64(0); len(out) < limit; hits++ {
+			wait, stop := p.Pace(0, hits)
+			if stop {
+				break
+			}
+			out = append(out, wait)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		whole func() Pacer
+	}{
+		{"constant", func() Pacer { return ConstantPacer{PerSecond: 1000, Duration: time.Second} }},
+		{"poisson", func() Pacer { return NewPoissonPacer(1000, time.Second, 7) }},
+		{"stages", func() Pacer {
+			return StagesPacer{Start: 100, Stages: []Stage{{Duration: 500 * time.Millisecond, Target: 2000}, {Duration: 500 * time.Millisecond, Target: 0}}}
+		}},
+	} {
+		for _, n := range []int{1, 3, 7} {
+			whole := dueTimes(tc.whole(), 1<<20)
+			count := map[time.Duration]int{}
+			for _, d := range whole {
+				count[d]++
+			}
+			total := 0
+			for i := 0; i < n; i++ {
+				seg, _ := NewSegment(i, n)
+				got := dueTimes(&segmentPacer{whole: tc.whole(), seg: seg}, 1<<20)
+				total += len(got)
+				for j, d := range got {
+					if j > 0 && d < got[j-1] {
+						t.Fatalf("%s N=%d segment %d: due times go back at %d", tc.name, n, i, j)
+					}
+					count[d]--
+				}
+			}
+			if total != len(whole) {
+				t.Errorf("%s N=%d: segments send %d arrivals; the whole %d", tc.name, n, total, len(whole))
+			}
+			for d, c := range count {
+				if c != 0 {
+					t.Errorf("%s N=%d: due time %v left %d times", tc.name, n, d, c)
+					break
+				}
+			}
+		}
+	}
+}
+
+// A ramp's VU level split over segments adds up to the whole's level at
+// every instant.
+func TestSegmentRampLevels(t *testing.T) {
+	stages := []Stage{{Duration: time.Second, Target: 17}, {Duration: time.Second, Target: 3}}
+	rng := rand.New(rand.NewSource(1))
+	for trial := 0; trial < 200; trial++ {
+		at := time.Duration(rng.Int63n(int64(2 * time.Second)))
+		lvl, _ := levelAt(5, stages, at)
+		whole := int64(lvl + 0.5)
+		var sum int64
+		for i := 0; i < 4; i++ {
+			s, _ := NewSegment(i, 4)
+			sum += s.Scale(whole)
+		}
+		if sum != whole {
+			t.Fatalf("at %v: segments run %d VUs; the whole %d", at, sum, whole)
+		}
+	}
+}
+
+func countingServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { n.Add(1) }))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+// Run with Options.Segment: N segments of a model send, together, exactly
+// the requests of the whole.
+func TestRunSegmentsAddUp(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		model Model
+		n     int
+		want  int64
+	}{
+		{"closed total", Closed{VUs: 7, Total: 101}, 3, 101},
+		{"closed iterations", Closed{VUs: 5, Iterations: 4}, 3, 20},
+		{"closed 1 VU over 3", Closed{VUs: 1, Iterations: 5}, 3, 5},
+		{"burst", Burst{N: 10}, 4, 10},
+		{"sequential", Sequential{N: 11}, 2, 11},
+		{"open", Open{Rate: 200, Duration: 300 * time.Millisecond}, 3, 60},
+	} {
+		srv, served := countingServer(t)
+		var sum int64
+		empty := 0
+		for i := 0; i < tc.n; i++ {
+			seg, _ := NewSegment(i, tc.n)
+			res, err := Run(context.Background(), Target{URL: srv.URL}, tc.model, Options{Segment: seg})
+			if err != nil {
+				t.Fatalf("%s segment %v: %v", tc.name, seg, err)
+			}
+			sum += res.Count()
+			if res.Count() == 0 {
+				empty++
+				if !hasWarning(res, "no share") {
+					t.Errorf("%s segment %v: empty, without a warning: %q", tc.name, seg, res.Warnings)
+				}
+			}
+			if want := tc.model.String() + " segment " + seg.String(); res.Labels["load"] != want {
+				t.Errorf("%s: load label %q; want %q", tc.name, res.Labels["load"], want)
+			}
+		}
+		if sum != tc.want || served.Load() != tc.want {
+			t.Errorf("%s over %d segments: %d requests counted, %d served; want %d", tc.name, tc.n, sum, served.Load(), tc.want)
+		}
+		if tc.name == "closed 1 VU over 3" && empty != 2 {
+			t.Errorf("%s: %d empty segments; want 2", tc.name, empty)
+		}
+	}
+}
+
+// StartAt: the run waits for it, and ctx cancels the wait.
+func TestRunStartAt(t *testing.T) {
+	t.Parallel()
+	srv, _ := countingServer(t)
+	at := time.Now().Add(300 * time.Millisecond)
+	res, err := Run(context.Background(), Target{URL: srv.URL}, Sequential{N: 1}, Options{StartAt: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if time.Now().Before(at) || !res.Start.Equal(at) {
+		t.Errorf("run started %v, ended before %v", res.Start, at)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	res, err = Run(ctx, Target{URL: srv.URL}, Sequential{N: 1}, Options{StartAt: time.Now().Add(time.Hour)})
+	if err == nil || res != nil || time.Since(t0) > 5*time.Second {
+		t.Errorf("cancelled wait: res=%v err=%v after %v; want nil result, an error, at once", res, err, time.Since(t0))
+	}
+	_, err = Run(context.Background(), Target{URL: srv.URL}, Sequential{N: 1}, Options{StartAt: time.Now().Add(48 * time.Hour)})
+	if err == nil {
+		t.Errorf("StartAt 48h ahead accepted")
+	}
+	res, err = Run(context.Background(), Target{URL: srv.URL}, Sequential{N: 1}, Options{StartAt: time.Now().Add(-time.Second)})
+	if err != nil || !hasWarning(res, "after StartAt") {
+		t.Errorf("late start: err=%v warnings=%q; want a warning", err, res.Warnings)
+	}
+}
+
+// A ramp split over two segments: each agent's VU gauge is its share of
+// the whole's level, ending at its share of the last target.
+func TestRunSegmentRamp(t *testing.T) {
+	t.Parallel()
+	srv, _ := countingServer(t)
+	m := Closed{Stages: []Stage{{Duration: 300 * time.Millisecond, Target: 5}}, Think: 20 * time.Millisecond}
+	for i, want := range []float64{2, 3} {
+		seg, _ := NewSegment(i, 2)
+		res, err := Run(context.Background(), Target{URL: srv.URL}, m, Options{Segment: seg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gauges := res.Series().Floats("vus")
+		if len(gauges) == 0 || gauges[len(gauges)-1] != want || res.Count() == 0 {
+			t.Errorf("segment %v: gauges %v, %d requests; want ending at %v VUs", seg, gauges, res.Count(), want)
+		}
+		for _, g := range gauges {
+			if g > want {
+				t.Errorf("segment %v: gauge %v above its share %v", seg, g, want)
+			}
+		}
+	}
+}

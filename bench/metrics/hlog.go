@@ -1,0 +1,216 @@
+package metrics
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// HdrHistogram interval logs.
+//
+// The text format is the one HdrHistogram's HistogramLogWriter and
+// HistogramLogReader (Java, Go, JavaScript, wrk2's tools) share:
+//
+//	#[Histogram log format version 1.3]
+//	#[StartTime: 1764580000.123 (seconds since epoch), 2026-12-01T09:06:40.123Z]
+//	#[BaseTime: 1764580000.123 (seconds since epoch)]
+//	"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"
+//	Tag=latency,0.000,0.100,5.123,HISTFAAAA...
+//
+// one line per interval and metric: the tag, the interval's start in
+// seconds from BaseTime, its length, its largest value in milliseconds,
+// and the interval histogram (values in nanoseconds) in HdrHistogram's V2
+// compressed encoding, base64. The tags are HlogTags. Any HdrHistogram
+// reader reads the histograms; readers skip lines that start with '#'.
+//
+// conclab adds such comment lines, so that merging loses nothing a single
+// run reports: a header (#[conclab-hlog {...}]: labels, gauge, segment),
+// before each interval its exact counters (#[conclab-interval {...}]:
+// requests by outcome, late sends, bytes, the exact latency sum, min and
+// max), and at the end the run's totals (#[conclab-end {...}]: elapsed,
+// dropped arrivals, warnings and error samples). MergeHlogs reads logs
+// with or without them.
+
+// HlogTags are the tags of the interval histograms in a log: the latency
+// (from the intended start), the uncorrected latency (open models, from
+// the send) and the phase timings (with Options.Phases).
+var HlogTags = []string{"latency", "uncorrected", "connect", "wait", "read"}
+
+const (
+	hlogHeaderTag   = "#[conclab-hlog "
+	hlogIntervalTag = "#[conclab-interval "
+	hlogEndTag      = "#[conclab-end "
+	hlogVersion     = 1
+	hlogLegend      = `"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"`
+)
+
+// HlogHeader describes the run a log records.
+type HlogHeader struct {
+	// Labels are the result's labels (strategy, workload, load, ...).
+	Labels map[string]string
+	// GaugeName names the per-interval gauge ("vus", "target_rps"), if any.
+	GaugeName string
+	// Segment is the share of the whole run this agent ran ("0/3"), empty
+	// for a whole run; Whole is then the whole model's load label, which a
+	// merge of all the segments reports.
+	Segment, Whole string
+}
+
+type hlogHeaderJSON struct {
+	Version     int               `json:"version"`
+	Labels      map[string]string `json:"labels"`
+	Gauge       string            `json:"gauge,omitempty"`
+	Segment     string            `json:"segment,omitempty"`
+	Whole       string            `json:"whole,omitempty"`
+	Uncorrected bool              `json:"uncorrected,omitempty"`
+	Phases      bool              `json:"phases,omitempty"`
+	Start       int64             `json:"start_unix_ns"`
+}
+
+type hlogIntervalJSON struct {
+	Start    int64              `json:"t_ns"`
+	Length   int64              `json:"len_ns"`
+	Gauge    *float64           `json:"gauge,omitempty"`
+	N        int64              `json:"n"`
+	Outcomes [numOutcomes]int64 `json:"outcomes"` // ok, 4xx, 5xx, timeout, conn, other, interrupted
+	Late     int64              `json:"late"`
+	BytesIn  int64              `json:"bytes_in"`
+	BytesOut int64              `json:"bytes_out"`
+	Sum      int64              `json:"sum_ns"`
+	UncSum   int64              `json:"unc_sum_ns"`
+	Min      int64              `json:"min_ns"`
+	Max      int64              `json:"max_ns"`
+	Clamped  int64              `json:"clamped"`
+}
+
+type hlogEndJSON struct {
+	Elapsed  int64    `json:"elapsed_ns"`
+	Dropped  int64    `json:"dropped"`
+	Warnings []string `json:"warnings"`
+	Errors   []string `json:"errors"`
+}
+
+// HlogWriter writes one run as an HdrHistogram interval log. Pass it in
+// Options.Hlog: the Recorder writes the header when it is created and one
+// set of interval histograms per Cut; End writes the totals. Writes go
+// straight to the underlying writer (wrap a file in a bufio.Writer and
+// flush it after End if you like; a log on a volume is most useful written
+// as the run goes). The first write error is kept and returned by End.
+type HlogWriter struct {
+	w      io.Writer
+	header HlogHeader
+	mu     sync.Mutex
+	err    error
+	start  time.Time
+	begun  bool
+}
+
+// NewHlogWriter returns a writer of one run's log to w.
+func NewHlogWriter(w io.Writer, h HlogHeader) *HlogWriter {
+	return &HlogWriter{w: w, header: h}
+}
+
+func (hw *HlogWriter) printf(format string, args ...any) {
+	if hw.err != nil {
+		return
+	}
+	if _, err := fmt.Fprintf(hw.w, format, args...); err != nil {
+		hw.err = fmt.Errorf("metrics: hlog: %w", err)
+	}
+}
+
+func (hw *HlogWriter) comment(prefix string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		if hw.err == nil {
+			hw.err = fmt.Errorf("metrics: hlog: %w", err)
+		}
+		return
+	}
+	hw.printf("%s%s]\n", prefix, b)
+}
+
+func epochSecs(t time.Time) string {
+	ns := t.UnixNano()
+	return fmt.Sprintf("%d.%03d", ns/1e9, (ns%1e9)/1e6)
+}
+
+// begin writes the header lines.
+func (hw *HlogWriter) begin(start time.Time, o Options) {
+	hw.mu.Lock()
+	defer hw.mu.Unlock()
+	if hw.begun {
+		return
+	}
+	hw.begun, hw.start = true, start
+	labels := hw.header.Labels
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	hw.printf("#[Histogram log format version 1.3]\n")
+	hw.comment(hlogHeaderTag, hlogHeaderJSON{Version: hlogVersion, Labels: labels, Gauge: hw.header.GaugeName,
+		Segment: hw.header.Segment, Whole: hw.header.Whole, Uncorrected: o.Uncorrected, Phases: o.Phases, Start: start.UnixNano()})
+	hw.printf("#[StartTime: %s (seconds since epoch), %s]\n", epochSecs(start), start.UTC().Format(time.RFC3339Nano))
+	hw.printf("#[BaseTime: %s (seconds since epoch)]\n", epochSecs(start))
+	hw.printf("%s\n", hlogLegend)
+}
+
+// interval writes one interval: its counters, then a histogram per tag.
+// Times in the histogram lines are relative to BaseTime, which is the
+// start rounded to the millisecond as written.
+func (hw *HlogWriter) interval(iv *Interval, h hists) {
+	hw.mu.Lock()
+	defer hw.mu.Unlock()
+	c := &iv.counters
+	rec := hlogIntervalJSON{Start: int64(iv.Start), Length: int64(iv.Length), N: c.n, Outcomes: c.outcomes,
+		Late: c.late, BytesIn: c.bytesIn, BytesOut: c.bytesOut, Sum: c.sum, UncSum: c.uncSum,
+		Min: c.min, Max: c.max, Clamped: c.clamped}
+	if g := iv.Gauge; g == g { // not NaN
+		rec.Gauge = &g
+	}
+	hw.comment(hlogIntervalTag, rec)
+	base := time.Duration(hw.start.UnixNano() % 1e6) // BaseTime is truncated to ms
+	startS := (iv.Start + base).Seconds()
+	for i, x := range []*hdrhistogram.Histogram{h.lat, h.unc, h.conn, h.wait, h.read} {
+		if x == nil {
+			continue
+		}
+		payload, err := x.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		if err != nil {
+			if hw.err == nil {
+				hw.err = fmt.Errorf("metrics: hlog: encode %s: %w", HlogTags[i], err)
+			}
+			return
+		}
+		hw.printf("Tag=%s,%.3f,%.3f,%.3f,%s\n", HlogTags[i], startS, iv.Length.Seconds(), float64(x.Max())/1e6, payload)
+	}
+}
+
+// End writes the run's totals (elapsed, dropped arrivals, warnings, error
+// samples) after the last interval and returns the first error met while
+// writing the log. Call it once, with the finished result.
+func (hw *HlogWriter) End(res *Result) error {
+	hw.mu.Lock()
+	defer hw.mu.Unlock()
+	hw.comment(hlogEndTag, hlogEndJSON{Elapsed: int64(res.Elapsed), Dropped: res.Dropped,
+		Warnings: nonNilStrings(res.Warnings), Errors: nonNilStrings(res.ErrorSamples)})
+	return hw.err
+}
+
+// Err returns the first error met while writing, if any.
+func (hw *HlogWriter) Err() error {
+	hw.mu.Lock()
+	defer hw.mu.Unlock()
+	return hw.err
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,481 @@
+package metrics
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// MaxHlogLine bounds one line of a log read by MergeHlogs (a compressed
+// histogram is a few hundred bytes to a few kB).
+const MaxHlogLine = 4 << 20
+
+// hlogFile is one parsed log.
+type hlogFile struct {
+	name      string
+	start     time.Time // StartTime (absolute)
+	header    *hlogHeaderJSON
+	end       *hlogEndJSON
+	intervals []*hlogInterval
+}
+
+// hlogInterval is one interval of a log: its counters (exact when the log
+// has conclab's comments, else derived from the latency histogram) and
+// its compressed histograms by tag.
+type hlogInterval struct {
+	start, length time.Duration // from the file's start
+	gauge         float64
+	c             counters
+	exact         bool
+	payloads      map[string]string
+}
+
+// MergeHlogFiles reads the interval logs at paths and merges them (see
+// MergeHlogs).
+func MergeHlogFiles(paths ...string) (*Result, error) {
+	files := make([]*hlogFile, 0, len(paths))
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, fmt.Errorf("metrics: %w", err)
+		}
+		lf, err := parseHlog(p, f)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, lf)
+	}
+	return mergeHlogFiles(files)
+}
+
+// MergeHlogs combines HdrHistogram interval logs — written by HlogWriter
+// (conclab load --hlog) on one or many machines, or by any HdrHistogram
+// log writer — into one Result whose Summary, Series and Distribution
+// frames have the columns a single run's have:
+//
+//   - counts, errors by kind, interrupted, late, dropped, bytes and the
+//     exact latency sum, min and max are the sums (min of mins, max of
+//     maxes) of the logs' own counters, so they are exact;
+//   - percentiles come from the merged histogram of every interval of
+//     every log (the HDR histograms add losslessly);
+//   - the series has one row per interval of the first log's length,
+//     on a grid from the earliest start: each log interval goes to the
+//     row its midpoint falls in, and the gauge of a row is the sum over
+//     logs (VUs or target rate of all agents together);
+//   - elapsed runs from the earliest start to the latest end;
+//   - labels that agree across logs are kept; for segments of one run the
+//     load label is the whole model's; warnings and error samples are
+//     kept, each warning prefixed by its log's name.
+//
+// A log from another HdrHistogram writer has no conclab counters: its
+// requests are the latency histogram's count, all successful. A log
+// without its closing totals (the agent stopped early) still merges,
+// with a warning.
+func MergeHlogs(logs ...io.Reader) (*Result, error) {
+	files := make([]*hlogFile, 0, len(logs))
+	for i, r := range logs {
+		lf, err := parseHlog(fmt.Sprintf("log %d", i+1), r)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, lf)
+	}
+	return mergeHlogFiles(files)
+}
+
+func parseHlog(name string, r io.Reader) (*hlogFile, error) {
+	f := &hlogFile{name: name}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), MaxHlogLine)
+	var startSec, baseSec float64
+	var haveStart, haveBase bool
+	var cur *hlogInterval // the interval conclab's comment opened
+	lineNo := 0
+	for sc.Scan() {
+		lineNo++
+		line := strings.TrimRight(sc.Text(), "\r")
+		bad := func(err error) error { return fmt.Errorf("metrics: %s line %d: %w", name, lineNo, err) }
+		switch {
+		case line == "":
+		case strings.HasPrefix(line, hlogHeaderTag):
+			var h hlogHeaderJSON
+			if err := json.Unmarshal([]byte(strings.TrimSuffix(line[len(hlogHeaderTag):], "]")), &h); err != nil {
+				return nil, bad(fmt.Errorf("conclab header: %w", err))
+			}
+			if h.Version > hlogVersion {
+				return nil, bad(fmt.Errorf("conclab header version %d is newer than this reader's (%d)", h.Version, hlogVersion))
+			}
+			f.header = &h
+		case strings.HasPrefix(line, hlogIntervalTag):
+			var iv hlogIntervalJSON
+			if err := json.Unmarshal([]byte(strings.TrimSuffix(line[len(hlogIntervalTag):], "]")), &iv); err != nil {
+				return nil, bad(fmt.Errorf("conclab interval: %w", err))
+			}
+			cur = &hlogInterval{start: time.Duration(iv.Start), length: time.Duration(iv.Length), gauge: math.NaN(),
+				exact: true, payloads: map[string]string{}}
+			if iv.Gauge != nil {
+				cur.gauge = *iv.Gauge
+			}
+			cur.c = counters{n: iv.N, outcomes: iv.Outcomes, late: iv.Late, bytesIn: iv.BytesIn, bytesOut: iv.BytesOut,
+				sum: iv.Sum, uncSum: iv.UncSum, min: iv.Min, max: iv.Max, clamped: iv.Clamped}
+			f.intervals = append(f.intervals, cur)
+		case strings.HasPrefix(line, hlogEndTag):
+			var e hlogEndJSON
+			if err := json.Unmarshal([]byte(strings.TrimSuffix(line[len(hlogEndTag):], "]")), &e); err != nil {
+				return nil, bad(fmt.Errorf("conclab totals: %w", err))
+			}
+			f.end = &e
+		case strings.HasPrefix(line, "#[StartTime:"):
+			v, err := leadingFloat(line[len("#[StartTime:"):])
+			if err != nil {
+				return nil, bad(fmt.Errorf("StartTime: %w", err))
+			}
+			startSec, haveStart = v, true
+		case strings.HasPrefix(line, "#[BaseTime:"):
+			v, err := leadingFloat(line[len("#[BaseTime:"):])
+			if err != nil {
+				return nil, bad(fmt.Errorf("BaseTime: %w", err))
+			}
+			baseSec, haveBase = v, true
+		case strings.HasPrefix(line, "#"), strings.HasPrefix(line, `"StartTimestamp"`):
+		default:
+			tag := ""
+			rest := line
+			if strings.HasPrefix(rest, "Tag=") {
+				t, after, ok := strings.Cut(rest[len("Tag="):], ",")
+				if !ok {
+					return nil, bad(fmt.Errorf("tag without fields"))
+				}
+				tag, rest = t, after
+			}
+			fields := strings.SplitN(rest, ",", 4)
+			if len(fields) != 4 {
+				return nil, bad(fmt.Errorf("want StartTimestamp,Interval_Length,Interval_Max,Histogram, got %q", truncateLine(line)))
+			}
+			ts, err1 := strconv.ParseFloat(fields[0], 64)
+			ln, err2 := strconv.ParseFloat(fields[1], 64)
+			if err1 != nil || err2 != nil || ts < 0 || ln < 0 {
+				return nil, bad(fmt.Errorf("bad interval times in %q", truncateLine(line)))
+			}
+			if !haveStart {
+				startSec, haveStart = ts, true
+			}
+			if !haveBase { // HdrHistogram's rule: relative stamps are far before StartTime
+				if ts < startSec-365*24*3600 {
+					baseSec = startSec
+				}
+				haveBase = true
+			}
+			if tag == "" {
+				tag = "latency"
+			}
+			abs := baseSec + ts
+			off := time.Duration((abs - startSec) * float64(time.Second))
+			if cur == nil || (!cur.exact && (cur.start != off || cur.payloads[tag] != "")) {
+				cur = &hlogInterval{start: off, length: time.Duration(ln * float64(time.Second)), gauge: math.NaN(), payloads: map[string]string{}}
+				cur.c.reset()
+				f.intervals = append(f.intervals, cur)
+			}
+			if cur.payloads[tag] != "" {
+				return nil, bad(fmt.Errorf("two %q histograms for one interval", tag))
+			}
+			cur.payloads[tag] = fields[3]
+			if !cur.exact && tag == "latency" {
+				h, err := hdrhistogram.Decode([]byte(fields[3]))
+				if err != nil {
+					return nil, bad(fmt.Errorf("histogram: %w", err))
+				}
+				n := h.TotalCount()
+				cur.c.n, cur.c.outcomes[OK] = n, n
+				if n > 0 {
+					cur.c.sum = int64(h.Mean() * float64(n))
+					cur.c.min, cur.c.max = h.Min(), h.Max()
+				}
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("metrics: %s: %w", name, err)
+	}
+	if !haveStart && f.header == nil {
+		return nil, fmt.Errorf("metrics: %s is not an HdrHistogram interval log (no StartTime and no intervals)", name)
+	}
+	if f.header != nil && f.header.Start != 0 {
+		f.start = time.Unix(0, f.header.Start)
+	} else {
+		f.start = time.Unix(0, int64(startSec*1e9))
+	}
+	return f, nil
+}
+
+func leadingFloat(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	end := 0
+	for end < len(s) && (s[end] == '.' || (s[end] >= '0' && s[end] <= '9')) {
+		end++
+	}
+	return strconv.ParseFloat(s[:end], 64)
+}
+
+func truncateLine(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
+}
+
+// hlogBucket is one row of the merged series.
+type hlogBucket struct {
+	c        counters
+	payloads map[string][]string
+	gauges   map[int][]float64 // per file
+}
+
+func mergeHlogFiles(files []*hlogFile) (*Result, error) {
+	if len(files) == 0 {
+		return nil, fmt.Errorf("metrics: no logs to merge")
+	}
+	// The grid: the first interval length found, from the earliest start.
+	origin := files[0].start
+	var step time.Duration
+	uncorrected, phases := false, true
+	for _, f := range files {
+		if f.start.Before(origin) {
+			origin = f.start
+		}
+		if step == 0 && len(f.intervals) > 0 {
+			step = f.intervals[0].length
+		}
+		if f.header != nil {
+			uncorrected = uncorrected || f.header.Uncorrected
+			phases = phases && f.header.Phases
+		} else {
+			phases = false
+		}
+		for _, iv := range f.intervals {
+			if iv.payloads["uncorrected"] != "" {
+				uncorrected = true
+			}
+		}
+	}
+	if step <= 0 {
+		step = time.Second
+	}
+	// The merged histograms take the finest precision and widest range met.
+	highest, sigfig := int64(DefaultHighest), DefaultSignificantFigures
+	for _, f := range files {
+		for _, iv := range f.intervals {
+			if p := iv.payloads["latency"]; p != "" {
+				h, err := hdrhistogram.Decode([]byte(p))
+				if err != nil {
+					return nil, fmt.Errorf("metrics: %s: histogram: %w", f.name, err)
+				}
+				highest = max(highest, h.HighestTrackableValue())
+				sigfig = max(sigfig, int(h.SignificantFigures()))
+				break
+			}
+		}
+	}
+	newHist := func() *hdrhistogram.Histogram { return hdrhistogram.New(1, highest, sigfig) }
+	mk := func() hists {
+		h := hists{lat: newHist()}
+		if uncorrected {
+			h.unc = newHist()
+		}
+		if phases {
+			h.conn, h.wait, h.read = newHist(), newHist(), newHist()
+		}
+		return h
+	}
+
+	var buckets []*hlogBucket
+	var end time.Duration // latest end, from origin
+	for fi, f := range files {
+		off := f.start.Sub(origin)
+		for _, iv := range f.intervals {
+			mid := off + iv.start + iv.length/2
+			k := int(mid / step)
+			if k >= DefaultMaxIntervals {
+				return nil, fmt.Errorf("metrics: the logs span more than %d intervals of %v (%s starts %v after the earliest): are they from one run?",
+					DefaultMaxIntervals, step, f.name, off.Round(time.Millisecond))
+			}
+			for len(buckets) <= k {
+				b := &hlogBucket{payloads: map[string][]string{}, gauges: map[int][]float64{}}
+				b.c.reset()
+				buckets = append(buckets, b)
+			}
+			b := buckets[k]
+			b.c.add(&iv.c)
+			for tag, p := range iv.payloads {
+				b.payloads[tag] = append(b.payloads[tag], p)
+			}
+			if !math.IsNaN(iv.gauge) {
+				b.gauges[fi] = append(b.gauges[fi], iv.gauge)
+			}
+			end = max(end, off+iv.start+iv.length)
+		}
+		if f.end != nil {
+			end = max(end, off+time.Duration(f.end.Elapsed))
+		}
+	}
+
+	res := &Result{Labels: mergeLabels(files), Start: origin, Elapsed: end}
+	res.total = mk()
+	res.c.reset()
+	scratch := mk()
+	tagged := map[string]*hdrhistogram.Histogram{}
+	for k, b := range buckets {
+		scratch.reset()
+		tagged["latency"], tagged["uncorrected"] = scratch.lat, scratch.unc
+		tagged["connect"], tagged["wait"], tagged["read"] = scratch.conn, scratch.wait, scratch.read
+		for tag, ps := range b.payloads {
+			dst := tagged[tag]
+			if dst == nil {
+				continue // a tag this merge does not report
+			}
+			for _, p := range ps {
+				h, err := hdrhistogram.Decode([]byte(p))
+				if err != nil {
+					return nil, fmt.Errorf("metrics: histogram (%s): %w", tag, err)
+				}
+				if dropped := dst.Merge(h); dropped > 0 {
+					return nil, fmt.Errorf("metrics: %d %s values beyond the merged range", dropped, tag)
+				}
+			}
+		}
+		iv := Interval{Start: time.Duration(k) * step, Length: step, Gauge: math.NaN(), counters: b.c}
+		if k == len(buckets)-1 && end > iv.Start {
+			iv.Length = end - iv.Start
+		}
+		if len(b.gauges) > 0 {
+			g := 0.0
+			for _, vs := range b.gauges {
+				s := 0.0
+				for _, v := range vs {
+					s += v
+				}
+				g += s / float64(len(vs))
+			}
+			iv.Gauge = g
+		}
+		iv.Latency = statsOf(scratch.lat, &iv.counters, false)
+		if scratch.unc != nil {
+			iv.Uncorrected = statsOf(scratch.unc, &iv.counters, true)
+		}
+		res.Intervals = append(res.Intervals, iv)
+		mergeInto(res.total, scratch)
+		res.c.add(&b.c)
+	}
+	res.Latency = statsOf(res.total.lat, &res.c, false)
+	res.Latency.hist = res.total.lat
+	if res.total.unc != nil {
+		res.Uncorrected = statsOf(res.total.unc, &res.c, true)
+		res.Uncorrected.hist = res.total.unc
+	}
+	seenErr := map[string]bool{}
+	var spreadMin, spreadMax time.Duration = -1, 0
+	for _, f := range files {
+		if f.header != nil && res.GaugeName == "" {
+			res.GaugeName = f.header.Gauge
+		}
+		off := f.start.Sub(origin)
+		if spreadMin < 0 || off < spreadMin {
+			spreadMin = off
+		}
+		spreadMax = max(spreadMax, off)
+		if f.end == nil {
+			if f.header != nil {
+				res.Warn(fmt.Sprintf("%s has no closing totals: its agent stopped before the end of its run (what it logged is merged)", f.name))
+			}
+			continue
+		}
+		res.Dropped += f.end.Dropped
+		for _, w := range f.end.Warnings {
+			res.Warn(f.name + ": " + w)
+		}
+		for _, e := range f.end.Errors {
+			if !seenErr[e] && len(res.ErrorSamples) < DefaultMaxErrorSamples {
+				seenErr[e] = true
+				res.ErrorSamples = append(res.ErrorSamples, e)
+			}
+		}
+	}
+	if d := spreadMax - spreadMin; len(files) > 1 && d > max(step, 100*time.Millisecond) {
+		res.Warn(fmt.Sprintf("the logs' starts are %v apart (more than an interval): the agents did not begin together, so the series mixes different moments of the run", d.Round(time.Millisecond)))
+	}
+	if res.c.clamped > 0 {
+		res.Warn(fmt.Sprintf("%d latencies above the histogram range were recorded at its top", res.c.clamped))
+	}
+	return res, nil
+}
+
+// mergeLabels keeps the labels every log agrees on; the load label of
+// segments of one whole run is the whole's; other disagreements are
+// joined with " + ".
+func mergeLabels(files []*hlogFile) map[string]string {
+	values := map[string][]string{}
+	wholes := map[string]bool{}
+	for _, f := range files {
+		if f.header == nil {
+			continue
+		}
+		if f.header.Whole != "" {
+			wholes[f.header.Whole] = true
+		}
+		for k, v := range f.header.Labels {
+			values[k] = append(values[k], v)
+		}
+	}
+	out := map[string]string{}
+	for k, vs := range values {
+		uniq := map[string]bool{}
+		var list []string
+		for _, v := range vs {
+			if !uniq[v] {
+				uniq[v] = true
+				list = append(list, v)
+			}
+		}
+		sort.Strings(list)
+		out[k] = strings.Join(list, " + ")
+	}
+	if len(wholes) == 1 {
+		for w := range wholes {
+			out[LabelLoad] = w
+		}
+	}
+	return out
+}
+
+// HlogComplete reports whether the log at path is complete: it ends with
+// the closing totals HlogWriter.End writes. A log still being written by
+// a running agent, or cut short, is not. A missing file is an error.
+func HlogComplete(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, fmt.Errorf("metrics: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("metrics: %w", err)
+	}
+	const tail = 64 << 10 // the totals line holds at most a few warnings
+	off := max(st.Size()-tail, 0)
+	buf := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
+		return false, fmt.Errorf("metrics: %w", err)
+	}
+	i := strings.LastIndex(string(buf), "\n"+hlogEndTag)
+	return i >= 0 && strings.HasSuffix(strings.TrimRight(string(buf), "\n"), "]") && !strings.Contains(string(buf[i+1:]), "\nTag="), nil
+}
