@@ -32,6 +32,7 @@ import (
 	"github.com/go-zeromq/zmq4"
 
 	"github.com/conclab/conclab/display"
+	"github.com/conclab/conclab/kernel/cell"
 	"github.com/conclab/conclab/kernel/eval"
 	"github.com/conclab/conclab/kernel/wire"
 )
@@ -593,6 +594,7 @@ func (k *Kernel) execute(s zmq4.Socket, m *wire.Msg) {
 	}
 	count := k.count
 	k.parent = m
+	cell.SetSession(m.Header.Session) // charts send their library once per front-end session
 	k.allowStdin = req.AllowStdin == nil || *req.AllowStdin
 	k.cancelCell = cancel
 	k.mu.Unlock()

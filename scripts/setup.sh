@@ -8,6 +8,10 @@ APT_PACKAGES=(
   # Jupyter, from Debian (runs under /usr/bin/python3)
   jupyter-notebook jupyter-client jupyter-nbconvert python3-nbclient python3-nbformat
   python3-ipykernel python3-jupyter-kernel-test
+  # Notebook 6 always asks for the widgets nbextension (a 404 and a console error without it)
+  python3-widgetsnbextension
+  # JupyterLab's server side (the front end is built from npm by setup.d/50-jupyterlab.sh)
+  python3-jupyter-server python3-jupyterlab-server
   # browser tests
   chromium
   # databases for the database workload
