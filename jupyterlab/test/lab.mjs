@@ -257,7 +257,14 @@ async function flows(page, name) {
   await shot(page, "benchmark-running");
   const t0 = Date.now();
   await page.click('.jp-NotebookPanel-toolbar [data-command="kernelmenu:interrupt"]');
-  await page.waitForFunction(() => window.conclabLab.shell.currentWidget.sessionContext.session.kernel.status === "idle", null, { timeout: 20000, polling: 20 });
+  // Idle, and the cell's reply in: the kernel also reports busy/idle around
+  // the interrupt request itself, so the status alone could say idle early.
+  await page.waitForFunction((i) => {
+    const w = window.conclabLab.shell.currentWidget;
+    const c = w.content.widgets[i];
+    return w.sessionContext.session.kernel.status === "idle" && c.model.executionCount !== null &&
+      !(c.promptNode && c.promptNode.textContent.includes("*"));
+  }, benchIndex, { timeout: 20000, polling: 20 });
   const ms = Date.now() - t0;
   (ms <= 1000 ? pass : fail)(`interrupt from the toolbar: kernel idle ${ms} ms after the click (limit 1000 ms)`);
   st = await state(page);

@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
 out=$root/.cache/jupyterlab
-rm -rf "$out/shots"
+rm -rf "$out/shots" "$out/server.log"
 mkdir -p "$out/shots"
 if [ ! -f jupyterlab/build/bundle.js ]; then
   echo "45-jupyterlab: jupyterlab/build is missing: run scripts/setup.sh" >&2
@@ -53,11 +53,11 @@ if [ -z "$url" ]; then
   exit 1
 fi
 base=${url%/lab}
-code=$(curl -s -o /dev/null -w '%{http_code}' "$base/api/kernelspecs?token=$token")
+code=$(curl -s -o /dev/null -w '%{http_code}' "$base/api/kernelspecs?token=$token" || true)
 [ "$code" = 200 ] || { echo "45-jupyterlab: /api/kernelspecs answered $code" >&2; exit 1; }
 curl -s "$base/api/kernelspecs?token=$token" | grep -q '"display_name": "Go (conclab)"' \
   || { echo "45-jupyterlab: the server does not list the Go (conclab) kernel" >&2; exit 1; }
-code=$(curl -s -o /dev/null -w '%{http_code}' "$base/api/kernelspecs")
+code=$(curl -s -o /dev/null -w '%{http_code}' "$base/api/kernelspecs" || true)
 [ "$code" = 403 ] || { echo "45-jupyterlab: the API answered $code without the token (want 403)" >&2; exit 1; }
 echo "-- jupyterlab: up at $url in $(( $(date +%s) - t0 )) s"
 
