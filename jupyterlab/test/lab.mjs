@@ -183,6 +183,7 @@ async function waitChartIn(page, index, label) {
     return els.length > 0 && els.every((el) => el.hasAttribute("data-conclab-ready") || el.hasAttribute("data-conclab-error"));
   }, index, { timeout: 30000 }).then(() => chartDrawnIn(page, index), () => false);
   (ok ? pass : fail)(`${label}: the chart of cell ${index} is drawn by ECharts`);
+  await page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-OutputArea").scrollIntoViewIfNeeded().catch(() => {});
 }
 
 async function runAll(page, name) {
@@ -244,6 +245,38 @@ async function flows(page, name) {
   await shot(tab2, "second-tab-chart-cell");
   await tab2.close();
 
+  // Go highlighting (CodeMirror's Go mode from the kernel's language_info),
+  // completion on Tab and the tooltip on Shift-Tab, in a cell typed here.
+  await page.bringToFront();
+  const mode = await page.evaluate(() => {
+    const cm = document.querySelector(".jp-Notebook .jp-CodeCell .CodeMirror");
+    return { mode: cm && cm.CodeMirror ? cm.CodeMirror.getOption("mode") : null,
+      keywords: document.querySelectorAll(".jp-Notebook .jp-CodeCell .CodeMirror .cm-keyword").length };
+  });
+  (/go/.test(JSON.stringify(mode.mode)) && mode.keywords > 0 ? pass : fail)(
+    `Go syntax highlighting: CodeMirror mode ${JSON.stringify(mode.mode)}, ${mode.keywords} keywords highlighted`);
+  st = await state(page);
+  await selectCell(page, st.cells.length - 1);
+  await page.keyboard.press("b");
+  await page.keyboard.press("Enter");
+  await page.keyboard.type("bench.Pre");
+  await page.keyboard.press("Tab");
+  const completed = await page.waitForSelector(".jp-Completer .jp-Completer-item", { timeout: 15000 }).then(() => true, () => false)
+    || await page.evaluate(() => window.conclabLab.shell.currentWidget.content.activeCell.model.value.text === "bench.Presets");
+  const text = await page.evaluate(() => window.conclabLab.shell.currentWidget.content.activeCell.model.value.text);
+  (completed ? pass : fail)(`completion on Tab: ${JSON.stringify(text)} (completer shown or completed in place)`);
+  await shot(page, "completion");
+  await page.keyboard.press("Escape");
+  await page.evaluate(() => { window.conclabLab.shell.currentWidget.content.activeCell.model.value.text = "bench.Run("; });
+  await page.keyboard.press("End");
+  await page.keyboard.press("Shift+Tab");
+  const tip = await page.waitForSelector(".jp-Tooltip", { timeout: 15000 }).then((e) => e.textContent(), () => "");
+  (/Run/.test(tip) ? pass : fail)(`tooltip on Shift-Tab: ${JSON.stringify(tip.slice(0, 80))}`);
+  await shot(page, "tooltip");
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("Escape");
+  await menu(page, "Edit", "notebook:delete-cell");
+
   // Interrupt a running benchmark from the toolbar.
   await page.bringToFront();
   st = await state(page);
@@ -294,7 +327,7 @@ async function flows(page, name) {
   await page.waitForFunction((name) => !window.conclabLab.shell.currentWidget || !window.conclabLab.shell.currentWidget.context ||
     window.conclabLab.shell.currentWidget.context.path !== name, name, { timeout: 10000 });
   if (!(await page.locator("#filebrowser").isVisible())) await page.click('.jp-SideBar [data-id="filebrowser"]');
-  await page.dblclick(`.jp-DirListing-item:has(.jp-DirListing-itemText:text-is("${name}"))`);
+  await page.locator(".jp-DirListing-item", { hasText: name }).first().dblclick();
   await waitOpen(page, name);
   await check(page, "reopened from the file browser (saved outputs, trusted)");
   await shot(page, "reopened");
@@ -310,6 +343,11 @@ for (const [n, name] of opt.notebooks.entries()) {
     await runAll(page, name);
     await check(page, `${name} after Run All`, { since });
     await shot(page, name.replace(/\.ipynb$/, "") + "-run-all");
+    const last = page.locator('.jp-Notebook .jp-Cell:has([data-conclab-chart="1"])').last();
+    if (await last.count()) {
+      await last.scrollIntoViewIfNeeded();
+      await shot(page, name.replace(/\.ipynb$/, "") + "-chart");
+    }
     await save(page, name);
     if (name === opt.flows) await flows(page, name);
     // Shut the notebook's kernel down with it.
