@@ -113,6 +113,7 @@ type Session struct {
 	opts      Options
 	in        *interp.Interpreter
 	out, errf *forwarder
+	budget    *budget
 	diag      *lockedBuffer
 	evalMu    sync.Mutex
 	mu        sync.Mutex // guards fields below
@@ -133,6 +134,7 @@ type Session struct {
 	stdoutVar *os.File
 	stderrVar *os.File
 	stdinVar  io.Reader
+	groups    map[int]bool // process groups of `$ cmd` lines that may be running
 }
 
 type sinkValue struct {
@@ -297,13 +299,15 @@ func New(opts Options) (*Session, error) {
 		}
 		s.dir = abs
 	}
-	if s.out, err = newForwarder(opts.Stdout); err != nil {
+	s.budget = &budget{max: MaxStreamBytes}
+	if s.out, err = newForwarder(opts.Stdout, s.budget); err != nil {
 		return nil, fmt.Errorf("eval: stdout pipe: %w", err)
 	}
-	if s.errf, err = newForwarder(opts.Stderr); err != nil {
+	if s.errf, err = newForwarder(opts.Stderr, s.budget); err != nil {
 		s.out.close()
 		return nil, fmt.Errorf("eval: stderr pipe: %w", err)
 	}
+	s.budget.notice = func() { s.errf.co.write([]byte(truncationNotice())) }
 	s.diag = &lockedBuffer{}
 	s.rootCtx, s.rootStop = context.WithCancel(context.Background())
 	s.cellCtx = s.rootCtx
@@ -465,6 +469,7 @@ func (s *Session) Eval(ctx context.Context, code string) (Result, error) {
 	s.cellSeq++
 	s.goPanic = ""
 	s.mu.Unlock()
+	s.budget.reset()
 	restoreCell := cell.Set(cctx)
 	defer restoreCell()
 	stop := context.AfterFunc(ctx, cancel)
@@ -882,12 +887,27 @@ func (s *Session) shell(ctx context.Context, seg segment) error {
 	if seg.src == "" {
 		return nil
 	}
+	// The shell leads a process group of its own: an interrupt, a timeout
+	// (ctx) or Close kills the whole group, so no process a cell started
+	// outlives it (a plain kill would end only /bin/sh and leave its
+	// children running, reparented to init).
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", seg.src)
 	cmd.Dir = s.workDir()
 	cmd.Stdout = s.out.w
 	cmd.Stderr = s.errf.w
 	cmd.WaitDelay = time.Second
-	if err := cmd.Run(); err != nil {
+	startInGroup(cmd)
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	err := cmd.Start()
+	if err == nil {
+		s.addGroup(cmd.Process.Pid)
+		err = cmd.Wait()
+		if ctx.Err() != nil {
+			_ = killGroup(cmd.Process.Pid)
+		}
+		s.pruneGroups()
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -895,6 +915,38 @@ func (s *Session) shell(ctx context.Context, seg segment) error {
 			Traceback: []string{fmt.Sprintf("cell line %d: $ %s: %v", seg.line, seg.src, err)}}
 	}
 	return nil
+}
+
+func (s *Session) addGroup(pgid int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.groups == nil {
+		s.groups = map[int]bool{}
+	}
+	s.groups[pgid] = true
+}
+
+// pruneGroups forgets the groups with no process left.
+func (s *Session) pruneGroups() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for g := range s.groups {
+		if !groupAlive(g) {
+			delete(s.groups, g)
+		}
+	}
+}
+
+// killGroups kills what is left of the `$ cmd` process groups (background
+// jobs of a shell line).
+func (s *Session) killGroups() {
+	s.mu.Lock()
+	gs := s.groups
+	s.groups = nil
+	s.mu.Unlock()
+	for g := range gs {
+		_ = killGroup(g)
+	}
 }
 
 func (s *Session) cd(seg segment) error {
@@ -926,7 +978,8 @@ func (s *Session) workDir() string {
 func (s *Session) Dir() string { return s.workDir() }
 
 // Close stops the session: running cells and goroutines waiting on
-// cell.Context() are cancelled, output is flushed, process-wide redirections
+// cell.Context() are cancelled, the process groups of `$ cmd` lines still
+// running are killed, output is flushed, process-wide redirections
 // and the working directory are restored. Safe to call twice.
 func (s *Session) Close() error {
 	s.mu.Lock()
@@ -941,6 +994,7 @@ func (s *Session) Close() error {
 	restores := s.restores
 	s.restores = nil
 	s.mu.Unlock()
+	s.killGroups()
 	for i := len(restores) - 1; i >= 0; i-- {
 		restores[i]()
 	}

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"path"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -39,7 +40,8 @@ type importFixer interface {
 
 // dedupeImports returns the declaration segment src without the imports
 // already in place and unbinds the names a changed import replaces. The
-// removed imports are blanked, keeping the line count. A source that does
+// declarations are written again without the removed imports, keeping the
+// line count. A source that does
 // not parse is returned as is.
 func dedupeImports(src string, fx importFixer) string {
 	if !strings.Contains(src, "import") {
@@ -52,7 +54,8 @@ func dedupeImports(src string, fx importFixer) string {
 		return src
 	}
 	off := func(p token.Pos) int { return fset.Position(p).Offset - len(prefix) }
-	var cuts [][2]int
+	text := func(n ast.Node) string { return src[off(n.Pos()):off(n.End())] }
+	var cuts []cut
 	for _, d := range f.Decls {
 		g, ok := d.(*ast.GenDecl)
 		if !ok || g.Tok != token.IMPORT {
@@ -81,35 +84,37 @@ func dedupeImports(src string, fx importFixer) string {
 				fx.unbind(name)
 			}
 		}
-		switch {
-		case len(drop) == 0:
-		case len(drop) == len(g.Specs) && !g.Lparen.IsValid():
-			cuts = append(cuts, [2]int{off(g.Pos()), off(g.End())})
-		default:
-			for _, is := range drop {
-				cuts = append(cuts, [2]int{off(is.Pos()), off(is.End())})
+		if len(drop) == 0 {
+			continue
+		}
+		// The declaration is written again with the imports kept.
+		var kept []string
+		for _, sp := range g.Specs {
+			if !slices.Contains(drop, sp.(*ast.ImportSpec)) {
+				kept = append(kept, text(sp))
 			}
 		}
+		repl := ""
+		if len(kept) > 0 {
+			repl = "import (" + strings.Join(kept, "; ") + ")"
+		}
+		cuts = append(cuts, cut{off(g.Pos()), off(g.End()), repl})
 	}
 	for i := len(cuts) - 1; i >= 0; i-- {
 		c := cuts[i]
-		if c[0] < 0 || c[1] > len(src) || c[0] > c[1] {
+		if c.from < 0 || c.to > len(src) || c.from > c.to {
 			return src
 		}
-		src = src[:c[0]] + blank(src[c[0]:c[1]]) + src[c[1]:]
+		old := src[c.from:c.to]
+		repl := c.text + strings.Repeat("\n", strings.Count(old, "\n")-strings.Count(c.text, "\n"))
+		src = src[:c.from] + repl + src[c.to:]
 	}
 	return src
 }
 
-// blank replaces everything but newlines in s with spaces.
-func blank(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c != '\n' {
-			b[i] = ' '
-		}
-	}
-	return string(b)
+type cut struct {
+	from, to int
+	text     string
 }
 
 // canonicalImport is the path yaegi records for an import of p: a one-
