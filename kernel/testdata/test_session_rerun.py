@@ -160,7 +160,7 @@ class Session(unittest.TestCase):
                     if m["content"]["name"] == "stdout":
                         got += len(m["content"]["text"])
                     else:
-                        notices += m["content"]["text"].count("output exceeded")
+                        notices += m["content"]["text"].count("truncated after 16 MiB")
             except Empty:
                 pass
             peak = max(peak, rss_kib(pid))
@@ -178,7 +178,7 @@ class Session(unittest.TestCase):
                 if m["content"]["name"] == "stdout":
                     got += len(m["content"]["text"])
                 else:
-                    notices += m["content"]["text"].count("output exceeded")
+                    notices += m["content"]["text"].count("truncated after 16 MiB")
             if m["msg_type"] == "status" and m["content"]["execution_state"] == "idle":
                 break
         self.assertEqual(got, 16 << 20, "stdout the flood delivered")
