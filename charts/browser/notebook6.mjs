@@ -2,7 +2,8 @@
 // 40-charts.sh (c)), through its UI: Run All from the Cell menu, then every
 // chart drawn by ECharts with data (exactly --charts of them; --subtext: a
 // Live chart updated in place shows its last update), no cell error, no
-// console error; then re-run the chart cell (--chart-cell N); clear every
+// console error; then re-run the chart cell (--chart-cell N); Run All again
+// in the same kernel (imports re-run); clear every
 // output, save, reload and run the chart cell again (the page has no ECharts
 // until that chart brings it); the same in a second tab on the same kernel;
 // with --bench, a long benchmark cell added at the end (the notebook imported
@@ -130,6 +131,10 @@ try {
   await chartCellDrawn(page, "re-run chart cell");
   await check(page, "after re-running the chart cell");
   await shot(page, "rerun-chart-cell");
+
+  await runAll(page, "Run All again in the same kernel (imports re-run)");
+  await check(page, "after Run All again");
+  await shot(page, "run-all-again");
 
   const k0 = await kernelId(page);
   await menu(page, "Cell", "clear_all_output");

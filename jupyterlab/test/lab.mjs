@@ -8,7 +8,8 @@
 // to be idle, then check every chart container was drawn by ECharts with
 // data, no cell has an error output, the page logged no console error and
 // asked for nothing outside loopback; save it and check its size (< 2 MB).
-// On the --flows notebook, then: re-run a chart cell; clear the outputs,
+// On the --flows notebook, then: re-run a chart cell; Run All again in the
+// same kernel (imports re-run); clear the outputs,
 // save, reload the page and run a chart cell again (the new page has no
 // library until that chart brings it); open a second tab on the same
 // notebook and run a chart cell there; start a long benchmark and interrupt
@@ -215,6 +216,11 @@ async function flows(page, name) {
   await waitChartIn(page, ci, "re-run chart cell");
   await check(page, "after re-running the chart cell");
   await shot(page, "rerun-chart-cell");
+
+  // Run All again in the same kernel: every cell re-run, imports included.
+  await runAll(page, name + " a second time, same kernel");
+  await check(page, "Run All again in the same kernel (imports re-run)");
+  await shot(page, "run-all-again");
 
   // Clear every output, save, reload: the new page has no ECharts until the
   // chart run there brings it (a new front-end session).
