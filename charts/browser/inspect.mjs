@@ -1,4 +1,4 @@
-// Shared by the browser tests (check.mjs, notebook6.mjs, and
+// Shared by the browser tests (notebook6.mjs and
 // jupyterlab/test/lab.mjs): Debian's chromium launched offline, and what a
 // page's conclab charts look like.
 import { chromium } from "playwright-core";

@@ -79,6 +79,7 @@ kill -TERM "$spid"
 for _ in $(seq 100); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
 spid=""
 sleep 0.5
+command -v pgrep >/dev/null || { echo "45-jupyterlab: pgrep (procps) missing: cannot check for leftover kernels" >&2; exit 1; }
 if left=$(pgrep -f -- "$tmp/lab/runtime/kernel-"); then
   echo "45-jupyterlab: kernels left running after the server stopped: $left" >&2
   exit 1
