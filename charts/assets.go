@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/conclab/conclab/display"
+	"github.com/conclab/conclab/kernel/cell"
 )
 
 // The assets directory always holds a committed README.md, so the pattern
@@ -77,10 +78,18 @@ func loadLibrary() (js, version string, err error) {
 	return lib.js, lib.version, lib.err
 }
 
-// page tracks whether the library has been sent to the current page.
+// maxSessions bounds the set of front-end sessions remembered as holding the
+// library; past it the set starts afresh (the cost is a redundant copy).
+const maxSessions = 4096
+
+// page tracks which pages already hold the library. A page is a front-end
+// session (cell.Session: a Jupyter front end draws one per page load, tab
+// and client), so a reload, a second tab or a second front end on the same
+// kernel gets its own copy; outside a kernel the session is "" and the
+// process is one page until ResetPage.
 var page struct {
 	sync.Mutex
-	sent bool
+	sent map[string]bool
 	cdn  string
 }
 
@@ -95,24 +104,35 @@ func UseCDN(url string) {
 }
 
 // ResetPage starts a new page: the next chart rendered carries the ECharts
-// library again. The notebook runner calls it before executing each notebook
-// in a process that runs several; a kernel process is one page and needs no
-// call (a kernel restart is a new process).
+// library again, whatever the session. The notebook runner calls it before
+// executing each notebook in a process that runs several. A kernel needs no
+// call: each front-end session (page load, tab, client) gets the library
+// with its first chart, and a kernel restart is a new process.
 func ResetPage() {
 	page.Lock()
 	defer page.Unlock()
-	page.sent = false
+	page.sent = nil
 }
 
 // claimLibrary reports whether the caller must include the library: true the
-// first time after ResetPage (or process start).
+// first time for the current front-end session (cell.Session) since
+// ResetPage or process start.
 func claimLibrary() bool {
+	return markSent(cell.Session())
+}
+
+// markSent records that session's page holds the library and reports
+// whether it did not before.
+func markSent(session string) bool {
 	page.Lock()
 	defer page.Unlock()
-	if page.sent {
+	if page.sent[session] {
 		return false
 	}
-	page.sent = true
+	if page.sent == nil || len(page.sent) >= maxSessions {
+		page.sent = make(map[string]bool)
+	}
+	page.sent[session] = true
 	return true
 }
 
@@ -178,16 +198,15 @@ func cdnScript(url string) string {
 }
 
 // Library returns the ECharts library as a display bundle, for a notebook cell
-// that wants to load it explicitly (e.g. after clearing the output of the cell
-// whose chart carried it). It also counts as the page's copy.
+// that wants to load it explicitly. No notebook needs it: each front-end
+// session's first chart carries the library. It also counts as the
+// session's copy.
 func Library() display.Data {
 	s, err := LibraryScript()
 	if err != nil {
 		return display.HTML(problemBox(err.Error()))
 	}
-	page.Lock()
-	page.sent = true
-	page.Unlock()
+	markSent(cell.Session())
 	return display.HTML(s + `<div style="font:12px sans-serif;color:#666">ECharts loaded.</div>`)
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/charts"
 	"github.com/conclab/conclab/display"
+	"github.com/conclab/conclab/kernel/cell"
 )
 
 const libMarker = "data-conclab-echarts="
@@ -222,6 +223,41 @@ func TestLibraryOncePerPage(t *testing.T) {
 	}
 	if charts.NeedsLibrary(h2) != true || charts.NeedsLibrary(h1) != false || charts.NeedsLibrary("<p>no chart</p>") {
 		t.Fatalf("NeedsLibrary wrong")
+	}
+}
+
+// A kernel outlives pages: each front-end session (a page load, a second
+// tab, another client) gets the library with its first chart, once.
+func TestLibraryOncePerSession(t *testing.T) {
+	if _, err := charts.LibraryScript(); err != nil {
+		t.Skipf("no ECharts bundle (run scripts/setup.sh): %v", err)
+	}
+	charts.ResetPage()
+	t.Cleanup(func() { cell.SetSession(""); charts.ResetPage() })
+	steps := []struct {
+		session string
+		want    bool
+	}{
+		{"page-1", true},  // first chart of the first page
+		{"page-1", false}, // same page: already there
+		{"page-2", true},  // the page reloaded (a new session)
+		{"tab-2", true},   // a second tab on the same kernel
+		{"page-1", false}, // back in the first page
+		{"page-2", false},
+	}
+	for i, st := range steps {
+		cell.SetSession(st.session)
+		// A new chart each step: a re-render of a chart that carried the
+		// library carries it again whatever the session.
+		got := strings.Contains(charts.Throughput(summaryFrame()).HTML(), libMarker)
+		if got != st.want {
+			t.Fatalf("step %d (session %q): chart carries the library = %v; want %v", i, st.session, got, st.want)
+		}
+	}
+	cell.SetSession("page-3")
+	charts.Library() // an explicit copy counts as the session's
+	if strings.Contains(charts.Throughput(summaryFrame()).HTML(), libMarker) {
+		t.Fatalf("after charts.Library() in a session its next chart carries the library again")
 	}
 }
 

@@ -47,11 +47,15 @@
 //
 // The library is inlined once per page, not once per chart:
 //
-//   - In a kernel, the first chart rendered in the process carries it (the
-//     page flag; ResetPage clears it). Later charts wait for window.echarts,
-//     so output order does not matter. Re-renders of that same chart, and
-//     every version of a Live output that started with it, keep carrying it,
-//     so a saved notebook and its exports always have it.
+//   - In a kernel, a page is a front-end session: the execute_request
+//     header's session (cell.Session), which Jupyter front ends draw afresh
+//     for every page load, tab and client. The first chart a session renders
+//     carries the library, so a chart run after a reload, in a second tab or
+//     in another front end on the same kernel draws with no extra step. Later
+//     charts wait for window.echarts, so output order does not matter.
+//     Re-renders of a chart that carried it, and every version of a Live
+//     output that started with it, keep carrying it, so a saved notebook and
+//     its exports always have it. docs/charts.md says why this design.
 //   - The notebook runner, when it executes several notebooks in one process,
 //     calls ResetPage before each, so each notebook's first chart output
 //     carries the library. Its HTML export then needs nothing more; as a

@@ -57,7 +57,7 @@ const chartScript = `(function () {
     var el = document.getElementById(id);
     if (el && window.echarts && window.echarts.init) return draw(window.echarts, el);
     if (Date.now() - t0 > 20000) {
-      return fail(el ? "The ECharts library is not loaded on this page; showing the static image. Run charts.Library() in a cell to load it." : "chart element missing");
+      return fail(el ? "The ECharts library is not on this page (the output that carried it was cleared, or this page does not run its scripts); showing the static image. Run the cell again to draw it." : "chart element missing");
     }
     setTimeout(wait, 40);
   })();

@@ -8,8 +8,12 @@ APT_PACKAGES=(
   # Jupyter, from Debian (runs under /usr/bin/python3)
   jupyter-notebook jupyter-client jupyter-nbconvert python3-nbclient python3-nbformat
   python3-ipykernel python3-jupyter-kernel-test
-  # browser tests
-  chromium
+  # Notebook 6 always asks for the widgets nbextension (a 404 and a console error without it)
+  python3-widgetsnbextension
+  # JupyterLab's server side (the front end is built from npm by setup.d/50-jupyterlab.sh)
+  python3-jupyter-server python3-jupyterlab-server
+  # browser tests (procps: pgrep, to check no kernel outlives the JupyterLab test)
+  chromium procps
   # databases for the database workload
   mariadb-server postgresql
   # the sources' Python stack, run beside the model

@@ -10,7 +10,9 @@ import (
 func init() {
 	Symbols["github.com/conclab/conclab/kernel/cell/cell"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Context": reflect.ValueOf(cell.Context),
-		"Set":     reflect.ValueOf(cell.Set),
+		"Context":    reflect.ValueOf(cell.Context),
+		"Session":    reflect.ValueOf(cell.Session),
+		"Set":        reflect.ValueOf(cell.Set),
+		"SetSession": reflect.ValueOf(cell.SetSession),
 	}
 }

@@ -6,6 +6,11 @@
 // running into later cells until interrupted. Lab code started from a cell
 // should take cell.Context() (or a context derived from it) so that an
 // interrupt stops it.
+//
+// The kernel also records which front-end session asked for the cell to run
+// (the execute_request header's session: one per page, tab or client
+// connected to the kernel), so that output that a page needs once — the
+// ECharts library — is sent once to each page rather than once per kernel.
 package cell
 
 import (
@@ -14,8 +19,9 @@ import (
 )
 
 var (
-	mu  sync.RWMutex
-	cur context.Context = context.Background()
+	mu      sync.RWMutex
+	cur     context.Context = context.Background()
+	session string
 )
 
 // Context returns the context of the cell currently (or most recently)
@@ -39,4 +45,22 @@ func Set(ctx context.Context) (restore func()) {
 		cur = prev
 		mu.Unlock()
 	}
+}
+
+// Session returns the front-end session of the cell currently (or most
+// recently) executing: the execute_request header's session, which a Jupyter
+// front end draws afresh for every page load, tab and client; "" outside a
+// kernel. Safe for concurrent use.
+func Session() string {
+	mu.RLock()
+	defer mu.RUnlock()
+	return session
+}
+
+// SetSession records id as the session of the cell about to execute. It is
+// called by the kernel for each execute_request, not by cells.
+func SetSession(id string) {
+	mu.Lock()
+	session = id
+	mu.Unlock()
 }

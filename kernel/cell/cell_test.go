@@ -18,3 +18,13 @@ func ExampleContext() {
 	// context canceled
 	// <nil>
 }
+
+func ExampleSession() {
+	cell.SetSession("f3b1c0de") // done by the kernel: the execute_request header's session
+	fmt.Println(cell.Session())
+	cell.SetSession("")
+	fmt.Println(cell.Session() == "")
+	// Output:
+	// f3b1c0de
+	// true
+}
