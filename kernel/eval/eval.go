@@ -373,8 +373,10 @@ func (s *Session) overrides() interp.Exports {
 			}),
 		},
 		"log/log": {
-			"Fatal": reflect.ValueOf(logger.Panic), "Fatalf": reflect.ValueOf(logger.Panicf), "Fatalln": reflect.ValueOf(logger.Panicln),
-			"Panic": reflect.ValueOf(logger.Panic), "Panicf": reflect.ValueOf(logger.Panicf), "Panicln": reflect.ValueOf(logger.Panicln),
+			"Fatal":   reflect.ValueOf(func(v ...any) { logFatal(logger, fmt.Sprint(v...)) }),
+			"Fatalf":  reflect.ValueOf(func(f string, v ...any) { logFatal(logger, fmt.Sprintf(f, v...)) }),
+			"Fatalln": reflect.ValueOf(func(v ...any) { logFatal(logger, fmt.Sprintln(v...)) }),
+			"Panic":   reflect.ValueOf(logger.Panic), "Panicf": reflect.ValueOf(logger.Panicf), "Panicln": reflect.ValueOf(logger.Panicln),
 			"Print": reflect.ValueOf(logger.Print), "Printf": reflect.ValueOf(logger.Printf), "Println": reflect.ValueOf(logger.Println),
 			"Flags": reflect.ValueOf(logger.Flags), "SetFlags": reflect.ValueOf(logger.SetFlags),
 			"Output": reflect.ValueOf(logger.Output), "Prefix": reflect.ValueOf(logger.Prefix),
@@ -391,6 +393,17 @@ func (s *Session) overrides() interp.Exports {
 		ex["os/os"]["Stdin"] = reflect.ValueOf(&s.stdinVar).Elem()
 	}
 	return ex
+}
+
+// fatalLog is the panic of log.Fatal* in a cell: the message is logged, and
+// the cell fails with error name "log.Fatal" instead of ending the process.
+type fatalLog struct{ msg string }
+
+func (f fatalLog) Error() string { return f.msg }
+
+func logFatal(l *log.Logger, msg string) {
+	_ = l.Output(3, msg)
+	panic(fatalLog{strings.TrimSuffix(msg, "\n")})
 }
 
 func (s *Session) setSink(v any, m, meta display.MIMEMap, text string) {
@@ -766,6 +779,10 @@ func (s *Session) mapError(err error, src string, line int) error {
 		e := &Error{Name: "panic", Value: fmt.Sprint(p.Value)}
 		if pe, ok := p.Value.(error); ok {
 			e.Value = pe.Error()
+		}
+		if fl, ok := p.Value.(fatalLog); ok {
+			e.Name = "log.Fatal"
+			e.Value = fl.msg
 		}
 		if h := limitHint(e.Value); h != "" {
 			// yaegi's compiler on a construct it lacks.

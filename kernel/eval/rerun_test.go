@@ -48,14 +48,15 @@ func TestTakenPortIsClearError(t *testing.T) {
 	t.Parallel()
 	s, _, _ := newSession(t)
 	mustEval(t, s, "import (\"net\"; \"net/http\"; \"log\")\nln, _ := net.Listen(\"tcp\", \"127.0.0.1:0\")\naddr := ln.Addr().String()")
-	for _, code := range []string{
-		"log.Fatal(http.ListenAndServe(addr, nil))",
-		"err := http.ListenAndServe(addr, nil)\nif err != nil { panic(err) }",
+	for _, c := range []struct{ code, name string }{
+		{"log.Fatal(http.ListenAndServe(addr, nil))", "log.Fatal"},
+		{"log.Fatalf(\"serve: %v\", http.ListenAndServe(addr, nil))", "log.Fatal"},
+		{"err := http.ListenAndServe(addr, nil)\nif err != nil { panic(err) }", "panic"},
 	} {
-		_, err := s.Eval(context.Background(), code)
+		_, err := s.Eval(context.Background(), c.code)
 		var ee *eval.Error
-		if !errors.As(err, &ee) || !strings.Contains(ee.Value, "address already in use") {
-			t.Errorf("Eval(%q) = %v; want an error saying the address is in use", code, err)
+		if !errors.As(err, &ee) || ee.Name != c.name || !strings.Contains(ee.Value, "address already in use") {
+			t.Errorf("Eval(%q) = %v; want a %s error saying the address is in use", c.code, err, c.name)
 		}
 	}
 	mustEval(t, s, "ln.Close()")
