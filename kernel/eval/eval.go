@@ -24,7 +24,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"go/ast"
 	"go/parser"
 	"go/scanner"
 	"go/token"
@@ -680,10 +679,13 @@ func (s *Session) evalExpr(ctx context.Context, seg segment) (Result, error) {
 			}
 		}
 	}
-	if e, err := parser.ParseExpr(seg.src); err == nil && hasCommaOkDefine(&ast.ExprStmt{X: e}) {
-		// A function literal defining with comma-ok, called at the top
-		// level: run as a statement (see rewriteCommaOk); no value shown.
-		return Result{}, s.runGuarded(ctx, segment{kind: segStmt, src: seg.src, line: seg.line})
+	if decl, call, ok := hoistFuncLitCall(seg.src, 0); ok {
+		// A function literal called at the top level: declared, then
+		// called (see isFuncLitCall).
+		if err := s.runPiece(ctx, decl, true, seg.line); err != nil {
+			return Result{}, err
+		}
+		seg.src = call
 	}
 	if !single {
 		_, err := s.run(ctx, seg.line, seg.src)
