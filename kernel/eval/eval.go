@@ -11,8 +11,15 @@
 // command; `%cd DIR` changes the working directory.
 //
 // A cell's output (fmt.Print*, os.Stdout, os.Stderr, log) is forwarded to
-// Options.Stdout and Options.Stderr as it is produced. Eval returns only after
-// everything the cell wrote has been forwarded.
+// Options.Stdout and Options.Stderr as it is produced, coalesced, and at most
+// MaxStreamBytes per cell (the rest is dropped with one notice). Eval returns
+// only after everything the cell wrote has been forwarded.
+//
+// Re-running cells is safe: an import already in place is a no-op, and
+// constructs the interpreter cannot take at the top level of a cell
+// (comma-ok definitions, calls of function literals) are rewritten into
+// forms it takes. A `$ cmd` line runs in a process group of its own, killed
+// on interrupt and by Close.
 //
 // Cancelling the context passed to Eval interrupts the cell: interpreted loops
 // stop, time.Sleep returns, and cell.Context() (package kernel/cell) is
