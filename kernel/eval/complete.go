@@ -532,6 +532,15 @@ func (s *Session) Inspect(code string, cursor int) (doc string, found bool) {
 	chain, _ := exprAt(code, e)
 	chain = strings.Trim(chain, ".")
 	if chain == "" {
+		// Between a call's parentheses with no name under the cursor
+		// (just after "bench.Run(", or after a comma): the function
+		// being called, as IPython's inspector does.
+		if open := openParen(code, bc); open >= 0 {
+			chain, _ = exprAt(code, open)
+			chain = strings.Trim(chain, ".")
+		}
+	}
+	if chain == "" {
 		return "", false
 	}
 	parts := strings.Split(chain, ".")
@@ -681,4 +690,46 @@ func intKind(k reflect.Kind) bool {
 		return true
 	}
 	return false
+}
+
+// openParen returns the byte offset of the innermost "(" still open at
+// byte offset end of code, or -1. String and rune literals and comments
+// are skipped.
+func openParen(code string, end int) int {
+	if end > len(code) {
+		end = len(code)
+	}
+	var open []int
+	for i := 0; i < end; i++ {
+		switch c := code[i]; c {
+		case '(':
+			open = append(open, i)
+		case ')':
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+		case '"', '\'', '`':
+			for i++; i < end && code[i] != c && (c == '`' || code[i] != '\n'); i++ {
+				if code[i] == '\\' && c != '`' {
+					i++
+				}
+			}
+		case '/':
+			if i+1 < end && code[i+1] == '/' {
+				for i < end && code[i] != '\n' {
+					i++
+				}
+			} else if i+1 < end && code[i+1] == '*' {
+				j := strings.Index(code[i+2:end], "*/")
+				if j < 0 {
+					return -1
+				}
+				i += j + 3
+			}
+		}
+	}
+	if len(open) == 0 {
+		return -1
+	}
+	return open[len(open)-1]
 }

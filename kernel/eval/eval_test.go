@@ -628,3 +628,35 @@ go func() { done <- true }()
 		t.Errorf("<-done = %v", r.Value)
 	}
 }
+
+// Shift-Tab between a call's parentheses shows the function being called.
+func TestInspectInsideCall(t *testing.T) {
+	t.Parallel()
+	s, _, _ := newSession(t)
+	tests := []struct {
+		code   string
+		cursor int // -1: end of code
+		want   string
+		found  bool
+	}{
+		{"strings.ToUpper(", -1, "func ToUpper(s string) string", true},
+		{"strings.ToUpper(  ", -1, "func ToUpper(s string) string", true},
+		{"strings.Repeat(\"a\", ", -1, "func Repeat(s string, count int) string", true},
+		{"strings.Repeat(\"(\", ", -1, "func Repeat(s string, count int) string", true},
+		{"strings.Repeat(strings.ToUpper(\"x\"), ", -1, "func Repeat(s string, count int) string", true},
+		{"strings.Repeat(strings.ToUpper(", -1, "func ToUpper(s string) string", true},
+		{"x := 1 // strings.ToUpper(\n", -1, "", false},
+		{"(", -1, "", false},
+		{"", -1, "", false},
+	}
+	for _, tt := range tests {
+		cur := tt.cursor
+		if cur < 0 {
+			cur = len([]rune(tt.code))
+		}
+		doc, ok := s.Inspect(tt.code, cur)
+		if ok != tt.found || !strings.Contains(doc, tt.want) {
+			t.Errorf("Inspect(%q, %d) = %q, %v; want found=%v containing %q", tt.code, cur, doc, ok, tt.found, tt.want)
+		}
+	}
+}
