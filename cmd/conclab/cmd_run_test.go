@@ -12,6 +12,21 @@ import (
 	"github.com/conclab/conclab/notebook"
 )
 
+// TestMain makes the test binary stand in for the conclab binary when a test
+// re-executes it: as `conclab run`'s notebook child process, or as a process
+// pool worker.
+func TestMain(m *testing.M) {
+	if hook := workerHook; hook != nil {
+		if code, ok := hook(); ok {
+			os.Exit(code)
+		}
+	}
+	if len(os.Args) == 3 && os.Args[1] == "run" && os.Args[2] == runChildArg {
+		os.Exit(mainCode(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
 // writeNotebook writes a Go notebook with one code cell per source.
 func writeNotebook(t *testing.T, path string, sources ...string) {
 	t.Helper()
