@@ -122,7 +122,7 @@ func (l *crashLog) cause(waitErr error) *FatalError {
 		fe.Name = "Killed"
 		fe.Value = fmt.Sprintf("the notebook's process was killed by signal %d (%v)", int(sig), sig)
 		if sig == syscall.SIGKILL {
-			fe.Value += "; the system's out-of-memory killer sends this"
+			fe.Value += ": by another process, or by the system's out-of-memory killer"
 		}
 	default:
 		fe.Name = "Exited"
