@@ -24,7 +24,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
 	"go/scanner"
+	"go/token"
 	"io"
 	"log"
 	"os"
@@ -32,6 +35,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -109,6 +113,7 @@ type Session struct {
 	opts      Options
 	in        *interp.Interpreter
 	out, errf *forwarder
+	budget    *budget
 	diag      *lockedBuffer
 	evalMu    sync.Mutex
 	mu        sync.Mutex // guards fields below
@@ -129,6 +134,7 @@ type Session struct {
 	stdoutVar *os.File
 	stderrVar *os.File
 	stdinVar  io.Reader
+	groups    map[int]bool // process groups of `$ cmd` lines that may be running
 }
 
 type sinkValue struct {
@@ -293,13 +299,15 @@ func New(opts Options) (*Session, error) {
 		}
 		s.dir = abs
 	}
-	if s.out, err = newForwarder(opts.Stdout); err != nil {
+	s.budget = &budget{max: MaxStreamBytes}
+	if s.out, err = newForwarder(opts.Stdout, s.budget); err != nil {
 		return nil, fmt.Errorf("eval: stdout pipe: %w", err)
 	}
-	if s.errf, err = newForwarder(opts.Stderr); err != nil {
+	if s.errf, err = newForwarder(opts.Stderr, s.budget); err != nil {
 		s.out.close()
 		return nil, fmt.Errorf("eval: stderr pipe: %w", err)
 	}
+	s.budget.notice = func() { s.errf.co.write([]byte(truncationNotice())) }
 	s.diag = &lockedBuffer{}
 	s.rootCtx, s.rootStop = context.WithCancel(context.Background())
 	s.cellCtx = s.rootCtx
@@ -461,6 +469,7 @@ func (s *Session) Eval(ctx context.Context, code string) (Result, error) {
 	s.cellSeq++
 	s.goPanic = ""
 	s.mu.Unlock()
+	s.budget.reset()
 	restoreCell := cell.Set(cctx)
 	defer restoreCell()
 	stop := context.AfterFunc(ctx, cancel)
@@ -536,16 +545,82 @@ func (s *Session) runGuarded(ctx context.Context, seg segment) error {
 			}
 		}
 	}
-	src := rewriteRangeInt(seg.src, seg.kind == segDecl, s.globalKind, s.intFunc)
-	if g := guardGoroutines(src, seg.kind == segDecl, s.isPackageName); g != src {
-		_, err := s.run(ctx, g, seg.line)
-		var ee *Error
-		if !errors.As(err, &ee) || ee.Name != "CompileError" {
+	var pieces []piece
+	if seg.kind == segDecl {
+		src := dedupeImports(seg.src, interpScope{s.in})
+		if strings.TrimSpace(src) == "" {
+			return nil
+		}
+		pieces = declCommaOk(src, s.chanElem)
+		if len(pieces) == 1 && pieces[0].decl {
+			return s.runPiece(ctx, src, true, seg.line)
+		}
+	} else {
+		pieces = rewriteCommaOk(seg.src, s.chanElem)
+	}
+	if len(pieces) == 1 {
+		// One piece: the original is the last fallback.
+		return s.runPiece(ctx, pieces[0].src, false, seg.line, seg.src)
+	}
+	for _, p := range pieces {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err := s.runPiece(ctx, p.src, p.decl, seg.line+p.line); err != nil {
 			return err
 		}
 	}
-	_, err := s.run(ctx, src, seg.line)
+	return nil
+}
+
+// runPiece runs src (a declaration when decl) with its goroutines guarded
+// and ranges over integers rewritten, falling back to src as written and
+// then to fallbacks when the interpreter cannot compile a rewritten form.
+func (s *Session) runPiece(ctx context.Context, src string, decl bool, line int, fallbacks ...string) error {
+	r := rewriteRangeInt(src, decl, s.globalKind, s.intFunc)
+	alts := append([]string{guardGoroutines(r, decl, s.isPackageName, s.isConst), r, src}, fallbacks...)
+	_, err := s.run(ctx, line, dedupe(alts)...)
 	return err
+}
+
+// dedupe drops repeated strings, keeping the first of each.
+func dedupe(ss []string) []string {
+	var out []string
+	for _, x := range ss {
+		if len(out) == 0 || !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// chanElem returns the element type of the session's channel variable
+// name, as source, when the type can be written (see rewriteCommaOk).
+func (s *Session) chanElem(name string) (string, bool) {
+	if !token.IsIdentifier(name) {
+		return "", false
+	}
+	v, ok := s.in.Globals()[name]
+	if !ok || !v.IsValid() || v.Kind() != reflect.Chan {
+		return "", false
+	}
+	t := v.Type().Elem().String()
+	// A type the interpreter made for a cell-declared type has no
+	// writable name.
+	if strings.Contains(t, "main.") || strings.Contains(t, "struct {") || strings.Contains(t, "interface {") {
+		return "", false
+	}
+	if _, err := parser.ParseExpr(t); err != nil {
+		return "", false
+	}
+	return t, true
+}
+
+// isConst reports whether name is a constant declared by a cell.
+func (s *Session) isConst(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.known[name] == "const"
 }
 
 // isPackageName reports whether name stands for a package in cells: one a
@@ -592,21 +667,21 @@ func (s *Session) evalExpr(ctx context.Context, seg segment) (Result, error) {
 			}
 		}
 	}
+	if e, err := parser.ParseExpr(seg.src); err == nil && hasCommaOkDefine(&ast.ExprStmt{X: e}) {
+		// A function literal defining with comma-ok, called at the top
+		// level: run as a statement (see rewriteCommaOk); no value shown.
+		return Result{}, s.runGuarded(ctx, segment{kind: segStmt, src: seg.src, line: seg.line})
+	}
 	if !single {
-		_, err := s.run(ctx, seg.src, seg.line)
+		_, err := s.run(ctx, seg.line, seg.src)
 		return Result{}, err
 	}
 	s.mu.Lock()
 	s.sink = sinkValue{}
 	s.mu.Unlock()
-	_, err := s.run(ctx, "_conclabShow("+seg.src+")", seg.line)
-	if err != nil {
-		var ee *Error
-		if errors.As(err, &ee) && ee.Name == "CompileError" {
-			// Not a single value (a type, a multi-value call ...): run as is.
-			_, err = s.run(ctx, seg.src, seg.line)
-			return Result{}, err
-		}
+	// Not a single value (a type, a multi-value call ...): the wrapped form
+	// does not compile and the expression runs as is.
+	if _, err := s.run(ctx, seg.line, "_conclabShow("+seg.src+")", seg.src); err != nil {
 		return Result{}, err
 	}
 	s.mu.Lock()
@@ -633,12 +708,28 @@ func isNil(v any) bool {
 
 var posRE = regexp.MustCompile(`^(?:[^\s:]*\.go:)?(\d+):(\d+): `)
 
-// run evaluates src, whose first line is cell line `line`, and maps errors.
-func (s *Session) run(ctx context.Context, src string, line int) (reflect.Value, error) {
+// run compiles the first of srcs that the interpreter accepts and executes
+// it once; each src's first line is cell line `line`. Later sources are the
+// fallbacks of earlier ones (e.g. the original of a rewritten segment): a
+// source that fails to compile, or whose compilation panics inside the
+// interpreter, is never executed, so nothing runs twice. The compile error
+// reported is the last source's.
+func (s *Session) run(ctx context.Context, line int, srcs ...string) (reflect.Value, error) {
 	s.diag.take()
-	// One leading newline keeps yaegi's statement wrapper off the first line,
-	// so reported columns are the cell's.
-	v, err := s.in.EvalWithContext(ctx, strings.Repeat("\n", line)+src)
+	var prog *interp.Program
+	var err error
+	var src string
+	for _, src = range srcs {
+		// Leading newlines keep yaegi's statement wrapper off the first
+		// line, so reported lines and columns are the cell's.
+		if prog, err = s.compile(strings.Repeat("\n", line) + src); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return reflect.Value{}, s.mapError(err, src, line)
+	}
+	v, err := s.in.ExecuteWithContext(ctx, prog)
 	if err == nil {
 		return v, nil
 	}
@@ -648,6 +739,27 @@ func (s *Session) run(ctx context.Context, src string, line int) (reflect.Value,
 	return v, s.mapError(err, src, line)
 }
 
+// compile compiles src; a panic of the interpreter's compiler (it has some
+// on constructs it lacks) is returned as a compile error.
+func (s *Session) compile(src string) (prog *interp.Program, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			prog, err = nil, &compilePanic{v: r}
+		}
+	}()
+	return s.in.Compile(src)
+}
+
+// compilePanic is a panic of yaegi's compiler.
+type compilePanic struct{ v any }
+
+func (c *compilePanic) Error() string {
+	if e, ok := c.v.(error); ok {
+		return e.Error()
+	}
+	return fmt.Sprint(c.v)
+}
+
 func (s *Session) mapError(err error, src string, line int) error {
 	var p interp.Panic
 	if errors.As(err, &p) {
@@ -655,11 +767,10 @@ func (s *Session) mapError(err error, src string, line int) error {
 		if pe, ok := p.Value.(error); ok {
 			e.Value = pe.Error()
 		}
-		if e.Value == "nil type" {
-			// yaegi's compiler on a construct it lacks, most often range
-			// over an integer whose type it could not be shown.
+		if h := limitHint(e.Value); h != "" {
+			// yaegi's compiler on a construct it lacks.
 			e.Name = "CompileError"
-			e.Value = "nil type (yaegi cannot compile this; if it ranges over an integer, write for i := 0; i < n; i++)"
+			e.Value += h
 		}
 		// yaegi reports the panicking statement's position on its stderr.
 		diag := s.diag.take()
@@ -700,6 +811,7 @@ func (s *Session) mapError(err error, src string, line int) error {
 			// yaegi's report for a name used before it is defined.
 			text += " (is a name undefined or misspelled?)"
 		}
+		text += limitHint(text)
 		if i == 0 {
 			e.Value, e.Line = text, ln
 		}
@@ -713,6 +825,22 @@ func (s *Session) mapError(err error, src string, line int) error {
 		}
 	}
 	return e
+}
+
+// limitHint names the interpreter limit behind one of yaegi's internal
+// compiler failures and the way around it ("" for other messages). The
+// limits are listed in docs/kernel.md, "Known limits".
+func limitHint(msg string) string {
+	msg = strings.TrimPrefix(msg, "CFG post-order panic: ")
+	switch {
+	case strings.HasSuffix(msg, "nil type"), strings.HasSuffix(msg, "nil reflect type"):
+		return " (a limit of the interpreter, yaegi: its compiler cannot type this construct. " +
+			"Known causes: range over an integer whose type it cannot see (write for i := 0; i < n; i++); " +
+			"a generic function's multi-value result, or a comma-ok receive from a channel of a cell-declared type, " +
+			"assigned with := at the top level of a cell (declare the variables first: var v T; var ok bool; v, ok = ..., " +
+			"or do it inside a func). See Known limits in docs/kernel.md)"
+	}
+	return ""
 }
 
 // srcLine returns line i (0-based) of src, trimmed.
@@ -759,12 +887,27 @@ func (s *Session) shell(ctx context.Context, seg segment) error {
 	if seg.src == "" {
 		return nil
 	}
+	// The shell leads a process group of its own: an interrupt, a timeout
+	// (ctx) or Close kills the whole group, so no process a cell started
+	// outlives it (a plain kill would end only /bin/sh and leave its
+	// children running, reparented to init).
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", seg.src)
 	cmd.Dir = s.workDir()
 	cmd.Stdout = s.out.w
 	cmd.Stderr = s.errf.w
 	cmd.WaitDelay = time.Second
-	if err := cmd.Run(); err != nil {
+	startInGroup(cmd)
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	err := cmd.Start()
+	if err == nil {
+		s.addGroup(cmd.Process.Pid)
+		err = cmd.Wait()
+		if ctx.Err() != nil {
+			_ = killGroup(cmd.Process.Pid)
+		}
+		s.pruneGroups()
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -772,6 +915,38 @@ func (s *Session) shell(ctx context.Context, seg segment) error {
 			Traceback: []string{fmt.Sprintf("cell line %d: $ %s: %v", seg.line, seg.src, err)}}
 	}
 	return nil
+}
+
+func (s *Session) addGroup(pgid int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.groups == nil {
+		s.groups = map[int]bool{}
+	}
+	s.groups[pgid] = true
+}
+
+// pruneGroups forgets the groups with no process left.
+func (s *Session) pruneGroups() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for g := range s.groups {
+		if !groupAlive(g) {
+			delete(s.groups, g)
+		}
+	}
+}
+
+// killGroups kills what is left of the `$ cmd` process groups (background
+// jobs of a shell line).
+func (s *Session) killGroups() {
+	s.mu.Lock()
+	gs := s.groups
+	s.groups = nil
+	s.mu.Unlock()
+	for g := range gs {
+		_ = killGroup(g)
+	}
 }
 
 func (s *Session) cd(seg segment) error {
@@ -803,7 +978,8 @@ func (s *Session) workDir() string {
 func (s *Session) Dir() string { return s.workDir() }
 
 // Close stops the session: running cells and goroutines waiting on
-// cell.Context() are cancelled, output is flushed, process-wide redirections
+// cell.Context() are cancelled, the process groups of `$ cmd` lines still
+// running are killed, output is flushed, process-wide redirections
 // and the working directory are restored. Safe to call twice.
 func (s *Session) Close() error {
 	s.mu.Lock()
@@ -818,6 +994,7 @@ func (s *Session) Close() error {
 	restores := s.restores
 	s.restores = nil
 	s.mu.Unlock()
+	s.killGroups()
 	for i := len(restores) - 1; i >= 0; i-- {
 		restores[i]()
 	}

@@ -22,8 +22,10 @@ func FuzzSplitCell(f *testing.F) {
 			}
 		}
 		IsComplete(code)
-		guardGoroutines(code, false, nil)
-		guardGoroutines(code, true, nil)
+		guardGoroutines(code, false, nil, nil)
+		rewriteCommaOk(code, nil)
+		dedupeImports(code, noImports{})
+		guardGoroutines(code, true, nil, nil)
 		anyInt := func(string) (reflect.Kind, bool) { return reflect.Int, true }
 		yes := func(string, string) bool { return true }
 		for _, decl := range []bool{false, true} {
@@ -38,6 +40,7 @@ func FuzzSplitCell(f *testing.F) {
 func TestGuardGoroutines(t *testing.T) {
 	t.Parallel()
 	isPkg := func(name string) bool { return name == "http" || name == "fmt" }
+	isConst := func(name string) bool { return name == "N" }
 	g := func(v string) string { return guardFor(v) }
 	tests := []struct{ in, want string }{
 		{"go f(a, 3)", "{ _cgc0, _cg0, _cg1 := _conclabCell(), f, a; go func() { " + g("_cgc0") + "_cg0(_cg1, 3) }() }"},
@@ -45,7 +48,10 @@ func TestGuardGoroutines(t *testing.T) {
 		{"go s.serve(l)", "{ _cgc0, _cgr, _cg1 := _conclabCell(), s, l; go func() { " + g("_cgc0") + "_cgr.serve(_cg1) }() }"},
 		{"go newSrv().Serve(ln)", "{ _cgc0, _cgr, _cg1 := _conclabCell(), newSrv(), ln; go func() { " + g("_cgc0") + "_cgr.Serve(_cg1) }() }"},
 		// A package's function is called as is; arguments are copied, selectors too.
-		{"go http.ListenAndServe(cfg.Addr, nil)", "{ _cgc0, _cg1, _cg2 := _conclabCell(), cfg.Addr, nil; go func() { " + g("_cgc0") + "http.ListenAndServe(_cg1, _cg2) }() }"},
+		{"go http.ListenAndServe(cfg.Addr, h)", "{ _cgc0, _cg1, _cg2 := _conclabCell(), cfg.Addr, h; go func() { " + g("_cgc0") + "http.ListenAndServe(_cg1, _cg2) }() }"},
+		// Untyped nil, true/false and cell constants are passed as written.
+		{"go http.ListenAndServe(\"127.0.0.1:0\", nil)", "{ _cgc0 := _conclabCell(); go func() { " + g("_cgc0") + "http.ListenAndServe(\"127.0.0.1:0\", nil) }() }"},
+		{"go f(N, true, x)", "{ _cgc0, _cg0, _cg3 := _conclabCell(), f, x; go func() { " + g("_cgc0") + "_cg0(N, true, _cg3) }() }"},
 		{"go f(xs...)", "{ _cgc0, _cg0, _cg1 := _conclabCell(), f, xs; go func() { " + g("_cgc0") + "_cg0(_cg1...) }() }"},
 		{"go func() {\n\tx()\n}()", "{ _cgc0 := _conclabCell(); go func() {" + g("_cgc0") + "\n\tx()\n}() }"},
 		// Nested: the inner statement reuses the outer one's cell number.
@@ -58,10 +64,10 @@ func TestGuardGoroutines(t *testing.T) {
 		{"go f(", "go f("},
 	}
 	for _, tt := range tests {
-		if got := guardGoroutines(tt.in, false, isPkg); got != tt.want {
+		if got := guardGoroutines(tt.in, false, isPkg, isConst); got != tt.want {
 			t.Errorf("guardGoroutines(%q) =\n%q; want\n%q", tt.in, got, tt.want)
 		}
-		if strings.Count(guardGoroutines(tt.in, false, isPkg), "\n") != strings.Count(tt.in, "\n") {
+		if strings.Count(guardGoroutines(tt.in, false, isPkg, isConst), "\n") != strings.Count(tt.in, "\n") {
 			t.Errorf("guardGoroutines(%q) changed the line count", tt.in)
 		}
 	}
@@ -87,3 +93,9 @@ func TestRewriteRangeInt(t *testing.T) {
 		}
 	}
 }
+
+// noImports reports nothing bound.
+type noImports struct{}
+
+func (noImports) bound(string) (string, bool) { return "", false }
+func (noImports) unbind(string)               {}

@@ -50,9 +50,11 @@ type edit struct {
 // the cell that started the first goroutine. Line numbers are unchanged.
 // Sources that do not parse are returned as is; the caller retries the
 // original source when the rewritten one does not compile (e.g. an untyped
-// constant argument whose parameter is not its default type). A go
+// constant argument whose parameter is not its default type); untyped nil,
+// true, false and constants declared by cells (isConst) are passed as
+// written. A go
 // statement inside an argument of another go statement is left unguarded.
-func guardGoroutines(src string, decl bool, isPkg func(name string) bool) string {
+func guardGoroutines(src string, decl bool, isPkg, isConst func(name string) bool) string {
 	prefix := "package main\nfunc _() {\n"
 	suffix := "\n}"
 	if decl {
@@ -121,7 +123,7 @@ func guardGoroutines(src string, decl bool, isPkg func(name string) bool) string
 		}
 		var args []string
 		for i, a := range g.Call.Args {
-			if isLiteral(a) { // constants keep their untyped type
+			if isLiteral(a) || isUntyped(a, isConst) { // constants and nil keep their untyped type
 				args = append(args, text(a))
 				continue
 			}
@@ -159,6 +161,21 @@ func guardGoroutines(src string, decl bool, isPkg func(name string) bool) string
 		src = src[:e.from] + e.text + src[e.to:]
 	}
 	return src
+}
+
+// isUntyped reports whether e is nil, true, false or a name isConst
+// reports: copying it to a variable would give it a default type (or none,
+// for nil) that the parameter may not have.
+func isUntyped(e ast.Expr, isConst func(string) bool) bool {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	switch id.Name {
+	case "nil", "true", "false", "iota":
+		return true
+	}
+	return isConst != nil && isConst(id.Name)
 }
 
 // isLiteral reports whether e is a basic literal (possibly negated).

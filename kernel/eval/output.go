@@ -3,6 +3,7 @@ package eval
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -25,7 +26,8 @@ const syncMarker = "\x00\x1bconclab:sync\x1b\x00"
 // marker is written and sync waits for the forwarder to reach it.
 type forwarder struct {
 	r, w     *os.File
-	dst      io.Writer
+	co       *coalescer
+	budget   *budget
 	mu       sync.Mutex // serialises sync calls
 	synced   chan struct{}
 	done     chan struct{}
@@ -33,7 +35,22 @@ type forwarder struct {
 	pending  []byte // a trailing partial marker, kept for the next read
 }
 
-func newForwarder(dst io.Writer) (*forwarder, error) {
+// MaxStreamBytes bounds the stdout and stderr text a cell passes on, the
+// two streams together (16 MiB, the cap of the notebook runner's record).
+// Beyond it the cell's output is read and dropped, and one notice says so
+// on stderr; the budget starts afresh with each cell. Output of goroutines
+// after their cell ended counts for the last cell.
+const MaxStreamBytes = 16 << 20
+
+// coalesceBytes and coalesceDelay bound how output is batched: the bytes
+// waiting are passed on when they reach coalesceBytes, coalesceDelay after
+// the first of them arrived, or at a sync.
+const (
+	coalesceBytes = 64 << 10
+	coalesceDelay = 20 * time.Millisecond
+)
+
+func newForwarder(dst io.Writer, b *budget) (*forwarder, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -41,9 +58,110 @@ func newForwarder(dst io.Writer) (*forwarder, error) {
 	if dst == nil {
 		dst = io.Discard
 	}
-	f := &forwarder{r: r, w: w, dst: dst, synced: make(chan struct{}, 1), done: make(chan struct{})}
+	f := &forwarder{r: r, w: w, co: &coalescer{dst: dst}, budget: b,
+		synced: make(chan struct{}, 1), done: make(chan struct{})}
 	go f.loop()
 	return f, nil
+}
+
+// budget is the per-cell output allowance shared by a session's stdout and
+// stderr forwarders.
+type budget struct {
+	mu      sync.Mutex
+	max     int
+	used    int
+	noticed bool
+	notice  func() // writes the truncation notice; set once both forwarders exist
+}
+
+// reset starts a new cell's budget.
+func (b *budget) reset() {
+	b.mu.Lock()
+	b.used, b.noticed = 0, false
+	b.mu.Unlock()
+}
+
+// take returns how many of n bytes may pass, and whether the caller must
+// write the notice (once per cell, when output is first dropped).
+func (b *budget) take(n int) (int, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	allowed := min(n, max(b.max-b.used, 0))
+	b.used += allowed
+	if allowed < n && !b.noticed {
+		b.noticed = true
+		return allowed, true
+	}
+	return allowed, false
+}
+
+// coalescer batches writes to dst (see coalesceBytes). It holds at most
+// coalesceBytes plus one write.
+type coalescer struct {
+	mu    sync.Mutex
+	dst   io.Writer
+	buf   []byte
+	timer *time.Timer
+}
+
+func (c *coalescer) write(p []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.buf = append(c.buf, p...)
+	if len(c.buf) >= coalesceBytes {
+		c.flushLocked()
+		return
+	}
+	if c.timer == nil {
+		c.timer = time.AfterFunc(coalesceDelay, c.flush)
+	}
+}
+
+func (c *coalescer) flush() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.flushLocked()
+}
+
+func (c *coalescer) flushLocked() {
+	if c.timer != nil {
+		c.timer.Stop()
+		c.timer = nil
+	}
+	if len(c.buf) == 0 {
+		return
+	}
+	_, _ = c.dst.Write(c.buf)
+	if cap(c.buf) > 4*coalesceBytes {
+		c.buf = nil
+	} else {
+		c.buf = c.buf[:0]
+	}
+}
+
+func (c *coalescer) empty() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.buf) == 0
+}
+
+// emit passes p on within the cell's budget.
+func (f *forwarder) emit(p []byte) {
+	n, notice := len(p), false
+	if f.budget != nil {
+		n, notice = f.budget.take(len(p))
+	}
+	if n > 0 {
+		f.co.write(p[:n])
+	}
+	if notice && f.budget.notice != nil {
+		f.budget.notice()
+	}
+}
+
+// truncationNotice is written on stderr when a cell's output is cut.
+func truncationNotice() string {
+	return fmt.Sprintf("\n[conclab: this cell's output exceeded %d MiB; further output of the cell is dropped]\n", MaxStreamBytes>>20)
 }
 
 func (f *forwarder) loop() {
@@ -99,9 +217,10 @@ func (f *forwarder) copyLoop() {
 
 func (f *forwarder) finish() {
 	if len(f.pending) > 0 {
-		_, _ = f.dst.Write(f.pending)
+		f.emit(f.pending)
 		f.pending = nil
 	}
+	f.co.flush()
 }
 
 // consume passes p on to dst, stripping sync markers and signalling them.
@@ -117,9 +236,10 @@ func (f *forwarder) consume(p []byte) {
 			break
 		}
 		if i > 0 {
-			_, _ = f.dst.Write(data[:i])
+			f.emit(data[:i])
 		}
 		data = data[i+len(syncMarker):]
+		f.co.flush()
 		select {
 		case f.synced <- struct{}{}:
 		default:
@@ -133,7 +253,7 @@ func (f *forwarder) consume(p []byte) {
 		}
 	}
 	if out := data[:len(data)-keep]; len(out) > 0 {
-		_, _ = f.dst.Write(out)
+		f.emit(out)
 	}
 	if keep > 0 {
 		f.pending = append([]byte(nil), data[len(data)-keep:]...)
@@ -152,7 +272,7 @@ func (f *forwarder) idle() bool {
 	if err := rc.Control(func(fd uintptr) { n = pendingBytes(fd) }); err != nil || n != 0 {
 		return false
 	}
-	return f.inflight.Load() == 0
+	return f.inflight.Load() == 0 && f.co.empty()
 }
 
 // sync waits until everything written to the pipe so far has been passed to

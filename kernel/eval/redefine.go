@@ -5,7 +5,6 @@ import (
 	"go/parser"
 	"go/token"
 	"reflect"
-	"unsafe"
 
 	"github.com/traefik/yaegi/interp"
 )
@@ -44,22 +43,10 @@ func forgetType(in *interp.Interpreter, name string) (ok bool) {
 			ok = false
 		}
 	}()
-	exposed := func(v reflect.Value) reflect.Value {
-		return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
-	}
-	f := reflect.ValueOf(in).Elem().FieldByName("scopes")
-	if !f.IsValid() || f.Kind() != reflect.Map {
+	sym, ok := interpScope{in}.mainSym()
+	if !ok {
 		return false
 	}
-	sc := exposed(f).MapIndex(reflect.ValueOf("main"))
-	if !sc.IsValid() || sc.Kind() != reflect.Pointer || sc.IsNil() {
-		return false
-	}
-	symf := sc.Elem().FieldByName("sym")
-	if !symf.IsValid() || symf.Kind() != reflect.Map || symf.Type().Key().Kind() != reflect.String {
-		return false
-	}
-	sym := exposed(symf)
 	key := reflect.ValueOf(name)
 	if !sym.MapIndex(key).IsValid() {
 		return false

@@ -95,6 +95,7 @@ func splitUnits(src string) []unit {
 	s.Init(file, []byte(src), func(token.Position, string) {}, 0)
 	var units []unit
 	depth := 0
+	header := false
 	var toks []token.Token
 	start := -1
 	end := 0
@@ -112,7 +113,15 @@ func splitUnits(src string) []unit {
 			break
 		}
 		off := file.Offset(pos)
-		if tok == token.SEMICOLON && depth == 0 {
+		// The semicolons of an if, for or switch header are not unit ends:
+		// the header lasts until the brace of its body.
+		switch {
+		case depth == 0 && (tok == token.IF || tok == token.FOR || tok == token.SWITCH):
+			header = true
+		case depth == 0 && tok == token.LBRACE:
+			header = false
+		}
+		if tok == token.SEMICOLON && depth == 0 && !(header && lit == ";") {
 			if lit == ";" {
 				end = off + 1
 			}

@@ -1,0 +1,208 @@
+package eval
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+
+	"github.com/conclab/conclab/internal/symbols"
+)
+
+// Re-running a cell must be safe, but yaegi rejects a second import of a
+// linked (binary) package under the same name: "fmt/_.go redeclared in this
+// block". Before a declaration segment runs, dedupeImports drops each import
+// whose name is already bound to the same package (a no-op, as re-running
+// the cell means), and an import of a name bound to another package first
+// unbinds the old one so that the new import replaces it. The binding is
+// read from the interpreter itself (not from the session's record), so an
+// import bound by a cell that failed later is still recognised.
+
+// importKey is the key yaegi gives an import named name in the main scope
+// of sources passed to Eval/Compile (their file name is "_.go").
+func importKey(name string) string { return name + "/" + interp.DefaultSourceName }
+
+// importFixer tells what name is bound to and unbinds it.
+type importFixer interface {
+	// bound returns the import path name is bound to in the main scope.
+	bound(name string) (string, bool)
+	// unbind removes the binding of name.
+	unbind(name string)
+}
+
+// dedupeImports returns the declaration segment src without the imports
+// already in place and unbinds the names a changed import replaces. The
+// declarations are written again without the removed imports, keeping the
+// line count. A source that does
+// not parse is returned as is.
+func dedupeImports(src string, fx importFixer) string {
+	if !strings.Contains(src, "import") {
+		return src
+	}
+	const prefix = "package main\n"
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", prefix+src, parser.ImportsOnly|parser.SkipObjectResolution)
+	if err != nil {
+		return src
+	}
+	off := func(p token.Pos) int { return fset.Position(p).Offset - len(prefix) }
+	text := func(n ast.Node) string { return src[off(n.Pos()):off(n.End())] }
+	var cuts []cut
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.IMPORT {
+			continue
+		}
+		var drop []*ast.ImportSpec
+		for _, sp := range g.Specs {
+			is := sp.(*ast.ImportSpec)
+			p, err := strconv.Unquote(is.Path.Value)
+			if err != nil {
+				continue
+			}
+			name := defaultImportName(p)
+			if is.Name != nil {
+				name = is.Name.Name
+			}
+			if name == "_" || name == "." {
+				continue
+			}
+			cur, ok := fx.bound(name)
+			switch {
+			case !ok:
+			case cur == p || cur == canonicalImport(p):
+				drop = append(drop, is)
+			default:
+				fx.unbind(name)
+			}
+		}
+		if len(drop) == 0 {
+			continue
+		}
+		// The declaration is written again with the imports kept.
+		var kept []string
+		for _, sp := range g.Specs {
+			if !slices.Contains(drop, sp.(*ast.ImportSpec)) {
+				kept = append(kept, text(sp))
+			}
+		}
+		repl := ""
+		if len(kept) > 0 {
+			repl = "import (" + strings.Join(kept, "; ") + ")"
+		}
+		cuts = append(cuts, cut{off(g.Pos()), off(g.End()), repl})
+	}
+	for i := len(cuts) - 1; i >= 0; i-- {
+		c := cuts[i]
+		if c.from < 0 || c.to > len(src) || c.from > c.to {
+			return src
+		}
+		old := src[c.from:c.to]
+		repl := c.text + strings.Repeat("\n", strings.Count(old, "\n")-strings.Count(c.text, "\n"))
+		src = src[:c.from] + repl + src[c.to:]
+	}
+	return src
+}
+
+type cut struct {
+	from, to int
+	text     string
+}
+
+// canonicalImport is the path yaegi records for an import of p: a one-
+// element path repeated ("fmt" for "fmt") stays, as yaegi keeps it.
+func canonicalImport(p string) string {
+	if base := path.Base(p); path.Dir(p) == base {
+		return base
+	}
+	return p
+}
+
+// defaultImportName is the name an import of p binds without an alias: the
+// package name of a linked package (from its symbol table key, as yaegi
+// takes it), else the last path element.
+func defaultImportName(p string) string {
+	for _, src := range []interp.Exports{stdlib.Symbols, symbols.Symbols} {
+		if _, ok := src[p+"/"+path.Base(p)]; ok {
+			return path.Base(p)
+		}
+		for k := range src {
+			if path.Dir(k) == p {
+				return path.Base(k)
+			}
+		}
+	}
+	return path.Base(p)
+}
+
+// interpScope reaches yaegi's main-scope symbol table. Its methods do
+// nothing (report nothing bound) if yaegi's unexported layout is not the
+// expected one.
+type interpScope struct{ in *interp.Interpreter }
+
+// exposed makes an unexported field settable.
+func exposed(v reflect.Value) reflect.Value {
+	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
+}
+
+// mainSym returns the main scope's sym map (map[string]*symbol).
+func (sc interpScope) mainSym() (m reflect.Value, ok bool) {
+	defer func() {
+		if recover() != nil {
+			m, ok = reflect.Value{}, false
+		}
+	}()
+	f := reflect.ValueOf(sc.in).Elem().FieldByName("scopes")
+	if !f.IsValid() || f.Kind() != reflect.Map {
+		return reflect.Value{}, false
+	}
+	s := exposed(f).MapIndex(reflect.ValueOf("main"))
+	if !s.IsValid() || s.Kind() != reflect.Pointer || s.IsNil() {
+		return reflect.Value{}, false
+	}
+	symf := s.Elem().FieldByName("sym")
+	if !symf.IsValid() || symf.Kind() != reflect.Map || symf.Type().Key().Kind() != reflect.String {
+		return reflect.Value{}, false
+	}
+	return exposed(symf), true
+}
+
+func (sc interpScope) bound(name string) (p string, ok bool) {
+	defer func() {
+		if recover() != nil {
+			p, ok = "", false
+		}
+	}()
+	m, ok := sc.mainSym()
+	if !ok {
+		return "", false
+	}
+	sym := m.MapIndex(reflect.ValueOf(importKey(name)))
+	if !sym.IsValid() || sym.Kind() != reflect.Pointer || sym.IsNil() {
+		return "", false
+	}
+	typ := sym.Elem().FieldByName("typ")
+	if !typ.IsValid() || typ.Kind() != reflect.Pointer || typ.IsNil() {
+		return "", false
+	}
+	pf := typ.Elem().FieldByName("path")
+	if !pf.IsValid() || pf.Kind() != reflect.String {
+		return "", false
+	}
+	return pf.String(), true
+}
+
+func (sc interpScope) unbind(name string) {
+	defer func() { _ = recover() }()
+	if m, ok := sc.mainSym(); ok {
+		m.SetMapIndex(reflect.ValueOf(importKey(name)), reflect.Value{})
+	}
+}
