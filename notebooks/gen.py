@@ -1234,8 +1234,8 @@ concurrent := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 })
 serialised := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 	mu.Lock()
-	defer mu.Unlock() // also when an interrupt stops the handler mid-sleep
 	time.Sleep(wait)
+	mu.Unlock()
 	fmt.Fprintln(w, "ok")
 })"""),
  (C, """// serve starts h on a loopback port, sends the burst, and closes the server.
