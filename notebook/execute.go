@@ -396,9 +396,16 @@ type recorder struct {
 	openBuf strings.Builder
 }
 
-// MaxStreamBytes bounds the stdout and stderr text recorded per cell; output
-// beyond it is dropped, with a note in the cell's stderr.
-const MaxStreamBytes = 16 << 20
+// MaxStreamBytes bounds the stdout and stderr text recorded per cell (16
+// MiB): the interpreter session passes on no more than this per cell and
+// then one notice (eval.MaxStreamBytes, the kernel's cap); the recorder
+// drops anything beyond it and its notice itself, with a note of its own in
+// the cell's stderr (output that reaches it past the session's budget).
+const MaxStreamBytes = eval.MaxStreamBytes
+
+// noticeSlack lets the session's truncation notice through the recorder's
+// cap.
+const noticeSlack = 1 << 10
 
 func (r *recorder) begin(c *Cell, index int) {
 	r.mu.Lock()
@@ -529,11 +536,11 @@ func (w streamWriter) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := r.cell
-	if c == nil || r.streamBytes > MaxStreamBytes {
+	if c == nil || r.streamBytes > MaxStreamBytes+noticeSlack {
 		return len(p), nil
 	}
 	r.streamBytes += len(p)
-	if r.streamBytes > MaxStreamBytes {
+	if r.streamBytes > MaxStreamBytes+noticeSlack {
 		r.addLocked(&Output{Type: OutputStream, Name: "stderr",
 			Text: fmt.Sprintf("\n[conclab run: output of this cell truncated after %d MiB]\n", MaxStreamBytes>>20)})
 		return len(p), nil

@@ -4,9 +4,9 @@
 # JUPYTER_PATH) driven through jupyter_client (Debian's, /usr/bin/python3) the
 # way people use a notebook, over every notebook in notebooks/: run all
 # cells; run all again; interrupt the first long cell mid-run and run it
-# again; restart and run all; restart, run a later cell first ("undefined:
-# x"), then the earlier cells and the later one; shut down with no process
-# left behind. The driver is scripts/replay/replay.py.
+# again; restart, run a later cell first ("undefined: x"), then run all; shut
+# down with no process left behind. The driver is scripts/replay/replay.py;
+# it prints each phase's time per notebook.
 #
 # Quick mode (CONCLAB_QUICK=1, as `conclab run --quick`). The real-CPython
 # sections are skipped (CONCLAB_PYTHON points nowhere; they are run by
