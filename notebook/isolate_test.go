@@ -14,7 +14,7 @@ import (
 )
 
 // childArg makes the test binary the child process of ExecuteIsolated.
-const childArg = "notebook-test-child"
+const childArg = "notebook-child"
 
 func TestMain(m *testing.M) {
 	if len(os.Args) == 2 && os.Args[1] == childArg {
