@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os"
 	"regexp"
 	"runtime"
 	"strings"
@@ -45,6 +46,9 @@ type Options struct {
 	Dir string
 	// Version is reported as implementation_version.
 	Version string
+	// NoCrashWatch disables the crash watcher (see crash.go): a Go fatal
+	// error then ends the process with the runtime's report only.
+	NoCrashWatch bool
 }
 
 // Kernel is a running kernel. Create it with Start, then call Run.
@@ -61,6 +65,8 @@ type Kernel struct {
 
 	ev             *eval.Session
 	restorePublish func()
+	crash          *crashNotes // nil without a crash watcher
+	prevCrash      string      // the crash report of the previous kernel on this connection
 
 	pubMu sync.Mutex // serialises iopub sends
 
@@ -132,6 +138,13 @@ func Start(ctx context.Context, ci ConnectionInfo, opts Options) (*Kernel, error
 		if err := b.s.Listen(ci.endpoint(b.port)); err != nil {
 			k.closeSockets()
 			return nil, fmt.Errorf("%s port %d on %s: %v", b.name, b.port, ci.IP, unwrapAll(err))
+		}
+	}
+	if !opts.NoCrashWatch {
+		report := crashReportPath(ci)
+		k.prevCrash = takeCrashReport(report)
+		if k.crash, err = startCrashWatch(report, os.Stderr); err != nil {
+			k.log.Printf("%v (fatal errors are reported by the Go runtime only)", err)
 		}
 	}
 	k.ev, err = eval.New(eval.Options{
@@ -213,6 +226,7 @@ func (k *Kernel) Close() error {
 		if k.ev != nil {
 			k.ev.Close()
 		}
+		k.crash.close()
 		waitTimeout(&k.wg, 2*time.Second)
 	})
 	return nil
@@ -618,7 +632,12 @@ func (k *Kernel) execute(s zmq4.Socket, m *wire.Msg) {
 		return
 	}
 
+	if prev := k.takePrevCrash(); prev != "" && !req.Silent {
+		k.publish(m, wire.Stream, map[string]any{"name": "stderr", "text": "[the previous kernel process on this connection ended] " + prev + "\n"})
+	}
+	k.crash.note(cellNote(count, req.Code))
 	res, err := k.ev.Eval(ctx, req.Code)
+	k.crash.note(noteIdle)
 	output := ""
 	if err == nil && res.HasValue {
 		if t, ok := res.Data.Data[display.MIMETypeText].(string); ok {
@@ -658,6 +677,14 @@ func (k *Kernel) execute(s zmq4.Socket, m *wire.Msg) {
 	}
 	k.reply(s, m, map[string]any{"status": "ok", "execution_count": count,
 		"user_expressions": k.userExpressions(req.UserExpressions), "payload": []any{}})
+}
+
+func (k *Kernel) takePrevCrash() string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	p := k.prevCrash
+	k.prevCrash = ""
+	return p
 }
 
 // userExpressions evaluates each expression after the cell, as the protocol

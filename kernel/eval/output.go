@@ -161,7 +161,7 @@ func (f *forwarder) emit(p []byte) {
 
 // truncationNotice is written on stderr when a cell's output is cut.
 func truncationNotice() string {
-	return fmt.Sprintf("\n[conclab: this cell's output exceeded %d MiB; further output of the cell is dropped]\n", MaxStreamBytes>>20)
+	return fmt.Sprintf("\n[conclab: output of this cell truncated after %d MiB; the rest of it is dropped]\n", MaxStreamBytes>>20)
 }
 
 func (f *forwarder) loop() {

@@ -150,7 +150,7 @@ func TestOutputCap(t *testing.T) {
 	if n := out.n(); n != eval.MaxStreamBytes {
 		t.Errorf("flood passed on %d bytes; want exactly MaxStreamBytes = %d", n, eval.MaxStreamBytes)
 	}
-	if c := strings.Count(errb.String(), "output exceeded"); c != 1 {
+	if c := strings.Count(errb.String(), "truncated after 16 MiB"); c != 1 {
 		t.Errorf("stderr has %d truncation notices; want 1: %q", c, errb.String())
 	}
 	// The next cell has its own budget.

@@ -3,6 +3,9 @@
 Run with /usr/bin/python3 -m unittest -v test_conclab_kernel, after
 `conclab install --prefix DIR` and with JUPYTER_PATH=DIR/share/jupyter.
 Every test method of the suite has a non-empty sample, so none is skipped.
+The samples import the packages they use, several of them the same ones
+("fmt", "os", "display"): the suite runs them all in one kernel, so each
+re-import must be a no-op.
 """
 import unittest
 
@@ -14,8 +17,8 @@ class ConclabKernelTests(jupyter_kernel_test.KernelTests):
     language_name = "go"
     file_extension = ".go"
 
-    code_hello_world = 'fmt.Println("hello, world")'
-    code_stderr = 'fmt.Fprintln(os.Stderr, "to stderr")'
+    code_hello_world = 'import "fmt"\nfmt.Println("hello, world")'
+    code_stderr = 'import (\n\t"fmt"\n\t"os"\n)\nfmt.Fprintln(os.Stderr, "to stderr")'
 
     completion_samples = [
         {"text": "strings.ToUpp", "matches": {"ToUpper", "ToUpperSpecial"}},
@@ -29,18 +32,19 @@ class ConclabKernelTests(jupyter_kernel_test.KernelTests):
 
     code_page_something = "strings.ToUpper?"
 
-    code_generate_error = 'panic("boom")'
+    code_generate_error = 'import "fmt"\npanic(fmt.Sprint("boom"))'
 
     code_execute_result = [
         {"code": "6*7", "result": "42"},
         {"code": '"go" + "pher"', "result": "gopher"},
-        {"code": 'display.HTML("<b>bold</b>")', "mime": "text/html", "result": "<b>bold</b>"},
+        {"code": 'import "github.com/conclab/conclab/display"\ndisplay.HTML("<b>bold</b>")', "mime": "text/html", "result": "<b>bold</b>"},
+        {"code": 'import "fmt"\nfmt.Sprint(42)', "result": "42"},
     ]
 
     code_display_data = [
-        {"code": 'Display(display.HTML("<i>shown</i>"))', "mime": "text/html"},
-        {"code": 'display.Display(display.Markdown("*md*"))', "mime": "text/markdown"},
-        {"code": "display.Display(display.Image(image.NewRGBA(image.Rect(0, 0, 8, 8))))", "mime": "image/png"},
+        {"code": 'import "github.com/conclab/conclab/display"\nDisplay(display.HTML("<i>shown</i>"))', "mime": "text/html"},
+        {"code": 'import "github.com/conclab/conclab/display"\ndisplay.Display(display.Markdown("*md*"))', "mime": "text/markdown"},
+        {"code": 'import (\n\t"image"\n\t"github.com/conclab/conclab/display"\n)\ndisplay.Display(display.Image(image.NewRGBA(image.Rect(0, 0, 8, 8))))', "mime": "image/png"},
     ]
 
     code_history_pattern = "6*?"
@@ -48,7 +52,7 @@ class ConclabKernelTests(jupyter_kernel_test.KernelTests):
 
     code_inspect_sample = "strings.ToUpper"
 
-    code_clear_output = "display.Clear(true)"
+    code_clear_output = 'import "github.com/conclab/conclab/display"\ndisplay.Clear(true)'
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The conclab kernel's integration suite: generated symbols up to date; bad
 # input to `conclab kernel`; the kernelspec install; Jupyter's conformance
-# suite (jupyter_kernel_test); a notebook run by nbconvert through the
+# suite (jupyter_kernel_test); interactive sessions through jupyter_client
+# (test_session_rerun.py); a notebook run by nbconvert through the
 # kernel; on Go 1.27 (GOTOOLCHAIN=go1.27.3) vet, the kernel packages, short tests
 # of the frames, charts, runner and CLI, and the quickstart notebook.
 set -euo pipefail
@@ -80,6 +81,11 @@ if grep -q 'skipped' "$tmp/jkt.log"; then echo "FAIL: a conformance test was ski
 echo "-- interrupt (message and SIGINT), streaming, stdin, restart through jupyter_client"
 (cd kernel/testdata && $py -m unittest -v test_kernel_behaviour 2>&1 | grep -v -e 'frozen modules' -e 'Debugger warning' -e 'Debugging will proceed' -e 'Xfrozen_modules' ) | tee "$tmp/beh.log"
 grep -q '^OK$' "$tmp/beh.log" || { echo "FAIL: kernel behaviour tests" >&2; exit 1; }
+
+echo "-- interactive sessions through jupyter_client: re-runs, go statements, comma-ok, output flood (RSS < 300 MB), \$ cmd with no orphan, fatal errors"
+(cd kernel/testdata && $py -m unittest -v test_session_rerun 2>&1 | grep -v -e 'frozen modules' -e 'Debugger warning' -e 'Debugging will proceed' -e 'Xfrozen_modules' ) | tee "$tmp/rerun.log"
+grep -q '^OK$' "$tmp/rerun.log" || { echo "FAIL: interactive session tests" >&2; exit 1; }
+if grep -q 'skipped' "$tmp/rerun.log"; then echo "FAIL: a session test was skipped" >&2; exit 1; fi
 
 echo "-- notebook through nbconvert"
 mkdir -p "$tmp/nb"

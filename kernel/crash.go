@@ -1,0 +1,230 @@
+package kernel
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// A Go fatal error (stack overflow, out of memory, concurrent map writes,
+// an unrecovered panic in compiled code) ends the kernel's process at once:
+// no Go code of the process runs after it, so the kernel cannot turn it into
+// a cell error. What the kernel does instead:
+//
+//   - Its runtime crash report goes (debug.SetCrashOutput) into a pipe read
+//     by a small watcher process, a copy of the kernel's own executable
+//     started with crashWatchEnv set. The kernel writes into the same pipe
+//     which cell is running. When the pipe ends with a crash report, the
+//     watcher prints one line on the kernel's stderr naming the fatal error
+//     and the cell, and leaves it in a report file for the next kernel on
+//     the same connection (a front end restarts a dead kernel with the same
+//     connection), which shows it in the first cell it runs.
+//   - The goroutine stack limit is lowered to maxStack, so that runaway
+//     recursion ends (still fatally) before it takes a gigabyte.
+//
+// The watcher ends when the pipe closes, i.e. with the kernel's process.
+
+// crashWatchEnv, when set in the environment of a process linking this
+// package, makes it a crash watcher: its value is the report file.
+const crashWatchEnv = "CONCLAB_KERNEL_CRASH_WATCH"
+
+// maxStack is the kernel's goroutine stack limit (Go's default is 1 GB).
+const maxStack = 256 << 20
+
+// Lines the kernel writes into the crash pipe.
+const (
+	notePrefix = "\x00conclab:"
+	noteCell   = notePrefix + "cell "
+	noteIdle   = notePrefix + "idle"
+	noteExit   = notePrefix + "exit"
+)
+
+func init() {
+	if report, ok := os.LookupEnv(crashWatchEnv); ok {
+		os.Exit(crashWatch(os.Stdin, os.Stderr, report))
+	}
+}
+
+// crashWatch reads the crash pipe until it closes. It returns 0.
+func crashWatch(r io.Reader, stderr io.Writer, report string) int {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	cell := ""
+	var crash []string // the start of the runtime's report
+	for sc.Scan() {
+		l := sc.Text()
+		switch {
+		case strings.HasPrefix(l, noteCell):
+			cell = strings.TrimPrefix(l, noteCell)
+		case l == noteIdle:
+			cell = ""
+		case l == noteExit:
+			return 0
+		case strings.HasPrefix(l, notePrefix):
+		case len(crash) < 400:
+			crash = append(crash, l)
+		}
+	}
+	reason := crashReason(crash)
+	if reason == "" {
+		return 0
+	}
+	where := "outside any cell (in a goroutine started earlier)"
+	if cell != "" {
+		where = "while running cell " + cell
+	}
+	line := fmt.Sprintf("conclab kernel: the kernel process ended with a Go fatal error %s: %s. "+
+		"Fatal errors cannot be recovered: the session's state is lost and the front end restarts the kernel.", where, reason)
+	fmt.Fprintln(stderr, line)
+	if report != "" {
+		_ = os.WriteFile(report, []byte(line+"\n"), 0o600)
+	}
+	return 0
+}
+
+// crashReason names the fatal error of a runtime crash report ("" for an
+// empty report). The runtime writes its "fatal error: ..." line to stderr
+// only, so a throw is told by the frames under runtime.throw.
+func crashReason(crash []string) string {
+	text := strings.Join(crash, "\n")
+	if strings.TrimSpace(text) == "" {
+		return ""
+	}
+	for _, l := range crash {
+		if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") {
+			return l
+		}
+	}
+	switch {
+	case strings.Contains(text, "runtime.newstack") || strings.Contains(text, "runtime.morestack"):
+		return fmt.Sprintf("fatal error: stack overflow (a goroutine's stack passed the kernel's limit of %d MiB: runaway recursion?)", maxStack>>20)
+	case strings.Contains(text, "maps.fatal") || strings.Contains(text, "runtime.mapassign") || strings.Contains(text, "runtime.mapaccess"):
+		return "fatal error: concurrent map access (a map written by one goroutine while another reads or writes it: guard it with a sync.Mutex, or use sync.Map)"
+	case strings.Contains(text, "runtime.sysMap") || strings.Contains(text, "(*mheap).grow") || strings.Contains(text, "runtime.(*mheap).sysAlloc"):
+		return "fatal error: out of memory (an allocation larger than the machine can give)"
+	case strings.Contains(text, "sync.fatal") || strings.Contains(text, "sync.throw"):
+		return "fatal error: sync misuse (e.g. unlock of an unlocked mutex)"
+	case strings.Contains(text, "runtime.checkdead") || strings.Contains(text, "all goroutines are asleep"):
+		return "fatal error: all goroutines are asleep - deadlock"
+	}
+	for _, l := range crash {
+		if strings.TrimSpace(l) != "" {
+			return "fatal error (the Go runtime's report on the kernel's stderr starts with: " + strings.TrimSpace(l) + ")"
+		}
+	}
+	return ""
+}
+
+// crashNotes writes the running cell into the crash pipe.
+type crashNotes struct {
+	mu sync.Mutex
+	w  *os.File
+}
+
+func (c *crashNotes) note(s string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, _ = c.w.WriteString(s + "\n")
+}
+
+// close tells the watcher the kernel ends normally and releases the pipe.
+func (c *crashNotes) close() {
+	if c == nil {
+		return
+	}
+	c.note(noteExit)
+	crashOutputMu.Lock()
+	if crashOutput == c {
+		_ = debug.SetCrashOutput(nil, debug.CrashOptions{})
+		crashOutput = nil
+	}
+	crashOutputMu.Unlock()
+	c.mu.Lock()
+	_ = c.w.Close()
+	c.mu.Unlock()
+}
+
+// crashOutput is the notes whose pipe receives the runtime's crash output
+// (the last kernel started in the process).
+var (
+	crashOutputMu sync.Mutex
+	crashOutput   *crashNotes
+)
+
+// cellNote is the note of cell [count] whose code is code.
+func cellNote(count int, code string) string {
+	first := strings.TrimSpace(code)
+	if i := strings.IndexByte(first, '\n'); i >= 0 {
+		first = first[:i] + " ..."
+	}
+	if len(first) > 80 {
+		first = first[:80] + "..."
+	}
+	return noteCell + "[" + strconv.Itoa(count) + "] (" + strconv.Quote(first) + ")"
+}
+
+// crashReportPath is the report file of the kernel on connection ci.
+func crashReportPath(ci ConnectionInfo) string {
+	h := sha256.Sum256([]byte(ci.Key + "|" + ci.IP + "|" + strconv.Itoa(ci.ShellPort)))
+	return filepath.Join(os.TempDir(), "conclab-kernel-crash-"+hex.EncodeToString(h[:8])+".txt")
+}
+
+// takeCrashReport returns and removes the report a previous kernel on the
+// same connection left ("" for none).
+func takeCrashReport(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	_ = os.Remove(path)
+	return strings.TrimSpace(string(b))
+}
+
+// startCrashWatch starts the watcher and routes the runtime's crash output
+// to it. stderr is where the watcher prints its line.
+func startCrashWatch(report string, stderr *os.File) (*crashNotes, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("crash watcher: %w", err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("crash watcher: %w", err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), crashWatchEnv+"="+report)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = r, nil, stderr
+	// Its own group: a front end killing the kernel's group must not take
+	// the watcher before it has read the crash report; it ends on EOF.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return nil, fmt.Errorf("crash watcher: %w", err)
+	}
+	r.Close()
+	go func() { _ = cmd.Wait() }()
+	if err := debug.SetCrashOutput(w, debug.CrashOptions{}); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("crash watcher: %w", err)
+	}
+	debug.SetMaxStack(maxStack)
+	c := &crashNotes{w: w}
+	crashOutputMu.Lock()
+	crashOutput = c
+	crashOutputMu.Unlock()
+	return c, nil
+}
