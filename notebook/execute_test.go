@@ -252,7 +252,7 @@ func TestExecuteBoundsStreamOutput(t *testing.T) {
 		total += len(o.Text)
 		// The session's notice (the kernel's wording), on stderr.
 		if o.Name == "stderr" {
-			notices += strings.Count(o.Text, "exceeded 16 MiB")
+			notices += strings.Count(o.Text, "truncated after 16 MiB")
 		}
 	}
 	if total > MaxStreamBytes+noticeSlack || notices != 1 {
