@@ -166,7 +166,7 @@ loop:
 				}
 			case evCell:
 				if c := cellAt(nb, ev.Cell); c != nil {
-					if ev.Outputs != nil {
+					if ev.Set {
 						c.Outputs = fromWireOutputs(ev.Outputs)
 					}
 					if ev.Final && ev.Cell == lastStarted {
@@ -325,6 +325,7 @@ type childEvent struct {
 	Cell    int          `json:"cell,omitempty"`
 	Count   int          `json:"count,omitempty"`
 	Final   bool         `json:"final,omitempty"`
+	Set     bool         `json:"set,omitempty"` // Outputs are the cell's (possibly none)
 	Outputs []wireOutput `json:"outputs,omitempty"`
 	Line    string       `json:"line,omitempty"`
 	// Done: the cells whose outputs changed since they were last sent
@@ -508,9 +509,9 @@ func (w *childWriter) cell(rec *recorder, index int) {
 		return
 	}
 	rec.mu.Lock()
-	outs, _ := w.changedLocked(rec, rec.cell)
+	outs, changed := w.changedLocked(rec, rec.cell)
 	rec.mu.Unlock()
-	w.send(childEvent{Type: evCell, Cell: index, Final: true, Outputs: outs})
+	w.send(childEvent{Type: evCell, Cell: index, Final: true, Set: changed, Outputs: outs})
 }
 
 // watch sends the running cell's outputs every snapshotEvery when they
@@ -532,7 +533,7 @@ func (w *childWriter) watch(rec *recorder) (stop func()) {
 			outs, changed := w.changedLocked(rec, rec.cell)
 			rec.mu.Unlock()
 			if changed {
-				w.send(childEvent{Type: evCell, Cell: index, Outputs: outs})
+				w.send(childEvent{Type: evCell, Cell: index, Set: true, Outputs: outs})
 			}
 		}
 	}()

@@ -140,6 +140,22 @@ func TestExecuteIsolatedErrors(t *testing.T) {
 	}
 }
 
+// A cell that clears its outputs ends with none in the parent too.
+func TestExecuteIsolatedClear(t *testing.T) {
+	// The display is reported by a snapshot while the cell sleeps; the clear
+	// must reach the parent as "no outputs", not as "nothing new".
+	nb := goNotebook(t, "display.Display(display.HTML(\"<b>gone</b>\"))\ntime.Sleep(2 * time.Second)\ndisplay.Clear(false)", `fmt.Println("kept")`)
+	if err := ExecuteIsolated(context.Background(), nb, Options{Name: "c"}, childCmd()); err != nil {
+		t.Fatal(err)
+	}
+	if got := outputTypes(nb.Cells[0]); got != "" {
+		t.Errorf("cleared cell outputs = %q; want none", got)
+	}
+	if got := outputTypes(nb.Cells[1]); got != OutputStream {
+		t.Errorf("second cell outputs = %q; want its stream", got)
+	}
+}
+
 // syncBuffer is a bytes.Buffer safe for concurrent use.
 type syncBuffer struct {
 	mu chan struct{}
