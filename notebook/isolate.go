@@ -443,7 +443,9 @@ func ChildMain(ctx context.Context) int {
 		err = json.Unmarshal(hdr, &req)
 	}
 	if err != nil {
-		w.done(nil, nil, fmt.Errorf("reading the request: %w", err))
+		err = fmt.Errorf("reading the request: %w", err)
+		fmt.Fprintln(os.Stderr, "conclab: the notebook child process (for conclab run's own use):", err)
+		w.done(nil, nil, err)
 		return 1
 	}
 	nb, err := Read(in)
