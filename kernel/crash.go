@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // A Go fatal error (stack overflow, out of memory, concurrent map writes,
@@ -183,8 +184,16 @@ func crashReportPath(ci ConnectionInfo) string {
 }
 
 // takeCrashReport returns and removes the report a previous kernel on the
-// same connection left ("" for none).
+// same connection left ("" for none). Reports no kernel took within a day
+// (their front end did not restart the kernel) are removed too.
 func takeCrashReport(path string) string {
+	if old, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "conclab-kernel-crash-*.txt")); len(old) > 0 {
+		for _, f := range old {
+			if st, err := os.Stat(f); err == nil && time.Since(st.ModTime()) > 24*time.Hour {
+				_ = os.Remove(f)
+			}
+		}
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return ""

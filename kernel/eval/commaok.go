@@ -30,12 +30,13 @@ import (
 // same source, else from elemType (the session's global of that name); a
 // receive whose element type is unknown is left as is (and fails to
 // compile with a hint). Any other top-level statement that defines with
-// comma-ok somewhere inside (an if, a loop, a call of a function literal)
-// becomes a function declared and called at once, so the source is cut into
-// pieces run in order. Sources that do not parse come back as one piece.
+// comma-ok somewhere inside (an if, a loop, a call of a function literal),
+// and any call of a function literal (see isFuncLitCall), becomes a function
+// declared and called at once, so the source is cut into pieces run in
+// order. Sources that do not parse come back as one piece.
 func rewriteCommaOk(src string, elemType func(ch string) (string, bool)) []piece {
 	whole := []piece{{src: src}}
-	if !strings.Contains(src, ",") {
+	if !strings.Contains(src, ",") && !strings.Contains(src, "func") {
 		return whole
 	}
 	const prefix = "package main\nfunc _() {\n"
@@ -83,7 +84,7 @@ func rewriteCommaOk(src string, elemType func(ch string) (string, bool)) []piece
 		for _, n := range definedNames(st) {
 			declared[n] = true
 		}
-		if _, isDef := st.(*ast.AssignStmt); isDef || !hasCommaOkDefine(st) {
+		if _, isDef := st.(*ast.AssignStmt); isDef || !(hasCommaOkDefine(st) || isFuncLitCall(st)) {
 			continue
 		}
 		if _, isDecl := st.(*ast.DeclStmt); isDecl {
@@ -222,6 +223,48 @@ func rewriteOne(lhs []*ast.Ident, rhs ast.Expr, text func(ast.Node) string, decl
 		return "", false
 	}
 	return b.String(), true
+}
+
+// isFuncLitCall reports whether st calls a function literal: yaegi runs a
+// top-level `func() {...}()` again with every later cell (until another
+// one replaces it), so it too becomes a declared function.
+func isFuncLitCall(st ast.Stmt) bool {
+	e, ok := st.(*ast.ExprStmt)
+	if !ok {
+		return false
+	}
+	c, ok := ast.Unparen(e.X).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	_, ok = ast.Unparen(c.Fun).(*ast.FuncLit)
+	return ok
+}
+
+// hoistFuncLitCall splits an expression `func(params) results {...}(args)`
+// into the declaration `func _cokfN(params) results {...}` and the call
+// `_cokfN(args)`, keeping the line count (see isFuncLitCall).
+func hoistFuncLitCall(src string, n int) (decl, call string, ok bool) {
+	e, err := parser.ParseExpr(src)
+	if err != nil {
+		return "", "", false
+	}
+	c, ok := e.(*ast.CallExpr)
+	if !ok {
+		return "", "", false
+	}
+	lit, ok := c.Fun.(*ast.FuncLit)
+	if !ok || lit.Type.Params == nil || !lit.Type.Params.Opening.IsValid() {
+		return "", "", false
+	}
+	at := func(p token.Pos) int { return int(p) - 1 }
+	name := "_cokfh" + itoa(n)
+	decl = "func " + name + src[at(lit.Type.Params.Opening):at(lit.End())]
+	call = name + src[at(c.Lparen):at(c.End())]
+	if at(lit.End()) > at(c.Lparen) || at(c.End()) > len(src) {
+		return "", "", false
+	}
+	return decl, call, true
 }
 
 // commaOkParts returns the two defined names and the comma-ok operand of a

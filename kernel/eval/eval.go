@@ -11,8 +11,15 @@
 // command; `%cd DIR` changes the working directory.
 //
 // A cell's output (fmt.Print*, os.Stdout, os.Stderr, log) is forwarded to
-// Options.Stdout and Options.Stderr as it is produced. Eval returns only after
-// everything the cell wrote has been forwarded.
+// Options.Stdout and Options.Stderr as it is produced, coalesced, and at most
+// MaxStreamBytes per cell (the rest is dropped with one notice). Eval returns
+// only after everything the cell wrote has been forwarded.
+//
+// Re-running cells is safe: an import already in place is a no-op, and
+// constructs the interpreter cannot take at the top level of a cell
+// (comma-ok definitions, calls of function literals) are rewritten into
+// forms it takes. A `$ cmd` line runs in a process group of its own, killed
+// on interrupt and by Close.
 //
 // Cancelling the context passed to Eval interrupts the cell: interpreted loops
 // stop, time.Sleep returns, and cell.Context() (package kernel/cell) is
@@ -24,7 +31,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"go/ast"
 	"go/parser"
 	"go/scanner"
 	"go/token"
@@ -373,8 +379,10 @@ func (s *Session) overrides() interp.Exports {
 			}),
 		},
 		"log/log": {
-			"Fatal": reflect.ValueOf(logger.Panic), "Fatalf": reflect.ValueOf(logger.Panicf), "Fatalln": reflect.ValueOf(logger.Panicln),
-			"Panic": reflect.ValueOf(logger.Panic), "Panicf": reflect.ValueOf(logger.Panicf), "Panicln": reflect.ValueOf(logger.Panicln),
+			"Fatal":   reflect.ValueOf(func(v ...any) { logFatal(logger, fmt.Sprint(v...)) }),
+			"Fatalf":  reflect.ValueOf(func(f string, v ...any) { logFatal(logger, fmt.Sprintf(f, v...)) }),
+			"Fatalln": reflect.ValueOf(func(v ...any) { logFatal(logger, fmt.Sprintln(v...)) }),
+			"Panic":   reflect.ValueOf(logger.Panic), "Panicf": reflect.ValueOf(logger.Panicf), "Panicln": reflect.ValueOf(logger.Panicln),
 			"Print": reflect.ValueOf(logger.Print), "Printf": reflect.ValueOf(logger.Printf), "Println": reflect.ValueOf(logger.Println),
 			"Flags": reflect.ValueOf(logger.Flags), "SetFlags": reflect.ValueOf(logger.SetFlags),
 			"Output": reflect.ValueOf(logger.Output), "Prefix": reflect.ValueOf(logger.Prefix),
@@ -391,6 +399,17 @@ func (s *Session) overrides() interp.Exports {
 		ex["os/os"]["Stdin"] = reflect.ValueOf(&s.stdinVar).Elem()
 	}
 	return ex
+}
+
+// fatalLog is the panic of log.Fatal* in a cell: the message is logged, and
+// the cell fails with error name "log.Fatal" instead of ending the process.
+type fatalLog struct{ msg string }
+
+func (f fatalLog) Error() string { return f.msg }
+
+func logFatal(l *log.Logger, msg string) {
+	_ = l.Output(3, msg)
+	panic(fatalLog{strings.TrimSuffix(msg, "\n")})
 }
 
 func (s *Session) setSink(v any, m, meta display.MIMEMap, text string) {
@@ -667,10 +686,13 @@ func (s *Session) evalExpr(ctx context.Context, seg segment) (Result, error) {
 			}
 		}
 	}
-	if e, err := parser.ParseExpr(seg.src); err == nil && hasCommaOkDefine(&ast.ExprStmt{X: e}) {
-		// A function literal defining with comma-ok, called at the top
-		// level: run as a statement (see rewriteCommaOk); no value shown.
-		return Result{}, s.runGuarded(ctx, segment{kind: segStmt, src: seg.src, line: seg.line})
+	if decl, call, ok := hoistFuncLitCall(seg.src, 0); ok {
+		// A function literal called at the top level: declared, then
+		// called (see isFuncLitCall).
+		if err := s.runPiece(ctx, decl, true, seg.line); err != nil {
+			return Result{}, err
+		}
+		seg.src = call
 	}
 	if !single {
 		_, err := s.run(ctx, seg.line, seg.src)
@@ -766,6 +788,10 @@ func (s *Session) mapError(err error, src string, line int) error {
 		e := &Error{Name: "panic", Value: fmt.Sprint(p.Value)}
 		if pe, ok := p.Value.(error); ok {
 			e.Value = pe.Error()
+		}
+		if fl, ok := p.Value.(fatalLog); ok {
+			e.Name = "log.Fatal"
+			e.Value = fl.msg
 		}
 		if h := limitHint(e.Value); h != "" {
 			// yaegi's compiler on a construct it lacks.

@@ -9,7 +9,7 @@ import (
 // FuzzSplitCell: cutting any cell into segments never panics, and the
 // segments' Go text comes from the cell.
 func FuzzSplitCell(f *testing.F) {
-	for _, s := range []string{"for i := range 3 {\n}", "for range n {}", "x := 1\nx", "func f() {}\nf()\n$ ls\n%cd /", "go func() {}()", "type T struct{}\nfunc (T) M() {}\nT{}", "`", "{", ""} {
+	for _, s := range []string{"for i := range 3 {\n}", "for range n {}", "x := 1\nx", "func f() {}\nf()\n$ ls\n%cd /", "go func() {}()", "type T struct{}\nfunc (T) M() {}\nT{}", "`", "{", "", "import (\"fmt\"; \"os\")\nv, ok := m[k]", "if v, ok := m[k]; ok {\n}\nx, ok := <-ch", "var a, b = m[k]\nfunc f() {}"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, code string) {
@@ -23,8 +23,20 @@ func FuzzSplitCell(f *testing.F) {
 		}
 		IsComplete(code)
 		guardGoroutines(code, false, nil, nil)
-		rewriteCommaOk(code, nil)
-		dedupeImports(code, noImports{})
+		str := func(string) (string, bool) { return "string", true }
+		for _, p := range rewriteCommaOk(code, str) {
+			if p.line < 0 || p.line+strings.Count(p.src, "\n") > strings.Count(code, "\n") {
+				t.Fatalf("rewriteCommaOk(%q): piece %+v outside the cell's lines", code, p)
+			}
+		}
+		for _, p := range declCommaOk(code, str) {
+			if p.line < 0 || p.line+strings.Count(p.src, "\n") > strings.Count(code, "\n") {
+				t.Fatalf("declCommaOk(%q): piece %+v outside the cell's lines", code, p)
+			}
+		}
+		if out := dedupeImports(code, fakeImports{"fmt": "fmt", "r": "math/rand"}); strings.Count(out, "\n") != strings.Count(code, "\n") {
+			t.Fatalf("dedupeImports changed the line count of %q: %q", code, out)
+		}
 		guardGoroutines(code, true, nil, nil)
 		anyInt := func(string) (reflect.Kind, bool) { return reflect.Int, true }
 		yes := func(string, string) bool { return true }

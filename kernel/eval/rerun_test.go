@@ -48,14 +48,15 @@ func TestTakenPortIsClearError(t *testing.T) {
 	t.Parallel()
 	s, _, _ := newSession(t)
 	mustEval(t, s, "import (\"net\"; \"net/http\"; \"log\")\nln, _ := net.Listen(\"tcp\", \"127.0.0.1:0\")\naddr := ln.Addr().String()")
-	for _, code := range []string{
-		"log.Fatal(http.ListenAndServe(addr, nil))",
-		"err := http.ListenAndServe(addr, nil)\nif err != nil { panic(err) }",
+	for _, c := range []struct{ code, name string }{
+		{"log.Fatal(http.ListenAndServe(addr, nil))", "log.Fatal"},
+		{"log.Fatalf(\"serve: %v\", http.ListenAndServe(addr, nil))", "log.Fatal"},
+		{"err := http.ListenAndServe(addr, nil)\nif err != nil { panic(err) }", "panic"},
 	} {
-		_, err := s.Eval(context.Background(), code)
+		_, err := s.Eval(context.Background(), c.code)
 		var ee *eval.Error
-		if !errors.As(err, &ee) || !strings.Contains(ee.Value, "address already in use") {
-			t.Errorf("Eval(%q) = %v; want an error saying the address is in use", code, err)
+		if !errors.As(err, &ee) || ee.Name != c.name || !strings.Contains(ee.Value, "address already in use") {
+			t.Errorf("Eval(%q) = %v; want a %s error saying the address is in use", c.code, err, c.name)
 		}
 	}
 	mustEval(t, s, "ln.Close()")
@@ -120,6 +121,8 @@ func TestCommaOkTopLevel(t *testing.T) {
 		{"v, ok := m[\"k\"]\nw, ok := m[\"zz\"]\nfmt.Print(v, w, ok, \";\")", "1 0 false;"},
 		{"_, ok := m[\"k\"]\nfmt.Print(ok, \";\")", "true;"},
 		{"keys := []string{\"k\"}\nv, ok := m[keys[0]]\nfmt.Print(v, ok, \";\")", "1 true;"},
+		{"func() { fmt.Print(\"plainlit;\") }()", "plainlit;"},
+		{"x := 1\nfunc() { fmt.Print(\"mid\", x, \";\") }()\nfmt.Print(\"end;\")", "mid1;end;"},
 		{"fmt.Print(\"last;\")", "last;"}, // nothing earlier runs again
 	}
 	for _, c := range cases {
@@ -129,6 +132,25 @@ func TestCommaOkTopLevel(t *testing.T) {
 			t.Errorf("cell %q printed %q; want %q", c.code, got, c.want)
 		}
 	}
+}
+
+// A function literal called at the top level runs once, and its value is
+// the cell's value.
+func TestFuncLitCallRunsOnce(t *testing.T) {
+	t.Parallel()
+	s, out, _ := newSession(t)
+	mustEval(t, s, "n := 0")
+	if r := mustEval(t, s, "func() int { n++; return n * 10 }()"); r.Value != 10 {
+		t.Errorf("value = %v; want 10", r.Value)
+	}
+	mustEval(t, s, "func(k int) { n += k }(5)")
+	for range 3 {
+		mustEval(t, s, "fmt.Print(\"\")")
+	}
+	if r := mustEval(t, s, "n"); r.Value != 6 {
+		t.Errorf("n = %v after the cells; want 6 (each literal call ran once)", r.Value)
+	}
+	_ = out
 }
 
 // A print flood is cut at MaxStreamBytes with one notice, and stays

@@ -34,6 +34,11 @@ func TestRewriteCommaOk(t *testing.T) {
 		{"func() { v, ok := m[k]; f(v, ok) }()", []piece{
 			{src: "func _cokf0() { func() { v, ok := m[k]; f(v, ok) }() }", decl: true},
 			{src: "_cokf0()"}}},
+		// A call of a function literal, which yaegi would run again later.
+		{"x := 1\nfunc() { f(x) }()", []piece{
+			{src: "x := 1\n"},
+			{src: "func _cokf0() { func() { f(x) }() }", decl: true, line: 1},
+			{src: "_cokf0()", line: 1}}},
 		// Untouched: no comma-ok, a plain assignment, three values, bad code.
 		{"x := f(a, b)", []piece{{src: "x := f(a, b)"}}},
 		{"v, ok = m[k]", []piece{{src: "v, ok = m[k]"}}},
@@ -86,6 +91,23 @@ func TestDedupeImports(t *testing.T) {
 			if _, still := fx[n]; still {
 				t.Errorf("dedupeImports(%q) did not unbind %s", tt.in, n)
 			}
+		}
+	}
+}
+
+func TestHoistFuncLitCall(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, decl, call string }{
+		{"func() { f() }()", "func _cokfh0() { f() }", "_cokfh0()"},
+		{"func(a int) (int, error) {\n\treturn a, nil\n}(3)", "func _cokfh0(a int) (int, error) {\n\treturn a, nil\n}", "_cokfh0(3)"},
+		{"(func() int { return 1 })()", "", ""},
+		{"f()", "", ""},
+		{"func() {", "", ""},
+	}
+	for _, tt := range tests {
+		decl, call, ok := hoistFuncLitCall(tt.in, 0)
+		if decl != tt.decl || call != tt.call || ok != (tt.decl != "") {
+			t.Errorf("hoistFuncLitCall(%q) = %q, %q, %v; want %q, %q", tt.in, decl, call, ok, tt.decl, tt.call)
 		}
 	}
 }

@@ -7,6 +7,7 @@ process left, and a Go fatal error reported with the cell that caused it.
 Run with /usr/bin/python3 -m unittest -v test_session_rerun (conclab
 kernelspec on JUPYTER_PATH).
 """
+import hashlib
 import os
 import socket
 import tempfile
@@ -42,6 +43,14 @@ def processes_with(argv):
         if cmd == want and state != "Z":
             pids.append(int(d))
     return pids
+
+
+def crash_report_path(km):
+    """The report file kernel/crash.go keeps for the kernel on km's connection."""
+    ci = km.get_connection_info()
+    key = ci["key"].decode() if isinstance(ci["key"], bytes) else ci["key"]
+    h = hashlib.sha256(("%s|%s|%d" % (key, ci["ip"], ci["shell_port"])).encode()).hexdigest()[:16]
+    return os.path.join(tempfile.gettempdir(), "conclab-kernel-crash-%s.txt" % h)
 
 
 class Session(unittest.TestCase):
@@ -221,6 +230,36 @@ class Session(unittest.TestCase):
             if km.is_alive():
                 km.shutdown_kernel(now=True)
 
+    def test_fatal_stack_overflow_and_out_of_memory(self):
+        for code, want in [('func f(n int) int { return f(n+1) + 1 }\nf(0)', "fatal error: stack overflow"),
+                           ('b := make([]byte, 1<<40)\nlen(b)', "fatal error: out of memory")]:
+            err = tempfile.TemporaryFile(mode="w+")
+            km, kc = start_new_kernel(kernel_name="conclab", stderr=err)
+            try:
+                kc.execute(code)
+                deadline = time.time() + 60
+                while km.is_alive() and time.time() < deadline:
+                    time.sleep(0.1)
+                self.assertFalse(km.is_alive(), "%r did not end the kernel" % code)
+                lines = []
+                deadline = time.time() + 5
+                while not lines and time.time() < deadline:
+                    time.sleep(0.1)
+                    err.seek(0)
+                    lines = [l for l in err.read().splitlines() if l.startswith("conclab kernel: the kernel process ended")]
+                self.assertEqual(len(lines), 1, lines)
+                self.assertIn(want, lines[0])
+                self.assertIn("cell [1]", lines[0])
+                with open(crash_report_path(km)) as f:
+                    self.assertEqual(f.read().strip(), lines[0], "the report left for the next kernel")
+            finally:
+                if os.path.exists(crash_report_path(km)):
+                    os.remove(crash_report_path(km))
+                kc.stop_channels()
+                km.shutdown_kernel(now=True)
+                err.close()
+                km.cleanup_resources()
+
     def test_fatal_error_reported(self):
         self.ok('x := 1')
         msg_id = self.kc.execute('m := map[int]int{}\nfor g := 0; g < 8; g++ {\n\tgo func() { for i := 0; ; i++ { m[i%100] = i } }()\n}\nfor { m[-1]++ }')
@@ -238,12 +277,14 @@ class Session(unittest.TestCase):
         self.assertIn("cell [2]", line)
         self.assertEqual(len(line.splitlines()), 1, line)
         # The restarted kernel (same connection) shows it in its first cell.
+        self.assertTrue(os.path.exists(crash_report_path(self.km)))
         self.km.restart_kernel(now=True)
         self.kc.wait_for_ready(timeout=30)
         c, so, se, _ = self.run_cell('fmt.Print("new")')
         self.assertEqual(so, "new")
         self.assertIn("previous kernel process", se)
         self.assertIn("fatal error: concurrent map", se)
+        self.assertFalse(os.path.exists(crash_report_path(self.km)), "the report was taken")
 
 
 if __name__ == "__main__":
