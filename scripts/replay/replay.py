@@ -42,6 +42,9 @@ CELL_TIMEOUT = 300  # seconds per cell, as 50-notebook's nbconvert pass
 LONG_CELL = 1.0  # a cell that ran this long (seconds) counts as long
 SHAPE_MISS = "did NOT hold"
 MARKER_ENV = "CONCLAB_REPLAY_MARK"
+# The ename of an interrupted cell's error: the conclab kernel's, and
+# ipykernel's (the driver works with any kernel).
+INTERRUPT_NAMES = {"Interrupted", "KeyboardInterrupt"}
 
 
 class Failure(Exception):
@@ -295,6 +298,9 @@ class Replay:
         if r.status != "error" or not errs:
             self.fail(phase, "cell %d %r (%.1fs long) interrupted after %.2fs: reply %r, %d error outputs; want an error reply with an error output"
                       % (number, first_line(src), shortest, after, r.status, len(errs)))
+        elif errs[0].get("ename") not in INTERRUPT_NAMES:
+            self.fail(phase, "cell %d %r interrupted after %.2fs: %s; want an interrupt error (%s)"
+                      % (number, first_line(src), after, r.describe(), " or ".join(sorted(INTERRUPT_NAMES))))
         else:
             log("  interrupted cell %d %r after %.2fs: %s" % (number, first_line(src), after, r.describe()))
         r = s.execute(src)
