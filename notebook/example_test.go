@@ -3,7 +3,10 @@ package notebook_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 
 	"github.com/conclab/conclab/notebook"
@@ -44,4 +47,44 @@ func Example() {
 	// cell loop [1] stream: "1\n4\n9\n"
 	// cell sum [2] execute_result: "14"
 	// true
+}
+
+// ExecuteIsolated runs the notebook in a child process: here the program
+// itself, started with the argument "notebook-child", for which its main
+// (this package's TestMain) calls notebook.ChildMain. A cell that overflows
+// its stack ends only the child; the cell records the fatal error.
+func ExampleExecuteIsolated() {
+	src := `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+ {"id": "hello", "cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [],
+  "source": "fmt.Println(\"hello from the child\")"},
+ {"id": "deep", "cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [],
+  "source": "debug.SetMaxStack(8 << 20)\nfunc down(n int) int { return down(n+1) + 1 }\ndown(0)"}]}`
+	nb, err := notebook.Read(strings.NewReader(src))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	err = notebook.ExecuteIsolated(context.Background(), nb, notebook.Options{Name: "deep.ipynb"},
+		exec.Command(exe, "notebook-child"))
+	var fe *notebook.FatalError
+	fmt.Println("fatal:", errors.As(err, &fe))
+	for _, c := range nb.Cells {
+		for _, o := range c.Outputs {
+			switch o.Type {
+			case notebook.OutputStream:
+				fmt.Printf("cell %s: %q\n", c.ID, o.Text)
+			case notebook.OutputError:
+				fmt.Printf("cell %s: %s: %s\n", c.ID, o.EName, o.EValue)
+			}
+		}
+	}
+	// Output:
+	// fatal: true
+	// cell hello: "hello from the child\n"
+	// cell deep: FatalError: stack overflow (goroutine stack exceeds 8388608-byte limit)
 }

@@ -89,8 +89,18 @@ var execMu sync.Mutex
 // *CellError for the first failing cell unless opts.AllowErrors. When ctx
 // ends, the running cell is interrupted and Execute returns ctx's error.
 //
+// The session runs in this process: a fatal error of the Go runtime in a
+// cell (stack overflow, out of memory, concurrent map writes) ends the
+// process. ExecuteIsolated runs the session in a child process instead.
+//
 // Only one Execute runs at a time in a process; concurrent calls wait.
 func Execute(ctx context.Context, nb *Notebook, opts Options) error {
+	return execute(ctx, nb, opts, nil)
+}
+
+// execute is Execute, reporting its progress to w when w is not nil (the
+// child side of ExecuteIsolated).
+func execute(ctx context.Context, nb *Notebook, opts Options, w *childWriter) (err error) {
 	name := opts.Name
 	if name == "" {
 		name = "notebook"
@@ -102,12 +112,7 @@ func Execute(ctx context.Context, nb *Notebook, opts Options) error {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	for _, c := range nb.Cells {
-		if c.Type == CellCode {
-			c.Outputs, c.ExecutionCount = nil, nil
-		}
-	}
-	setGoMetadata(nb)
+	resetOutputs(nb)
 
 	execMu.Lock()
 	defer execMu.Unlock()
@@ -128,13 +133,15 @@ func Execute(ctx context.Context, nb *Notebook, opts Options) error {
 	defer sess.Close()
 	restore := display.SetPublisher(rec)
 	defer restore()
-
-	codeCells := 0
-	for _, c := range nb.Cells {
-		if c.Type == CellCode && strings.TrimSpace(c.Source) != "" {
-			codeCells++
-		}
+	if w != nil {
+		// Runs before the session closes: the result is final, and the
+		// parent may stop what the cells left running.
+		defer func() { w.done(nb, rec, err) }()
+		stop := w.watch(rec)
+		defer stop()
 	}
+
+	codeCells := countCodeCells(nb)
 	count, failed := 0, 0
 	for i, c := range nb.Cells {
 		if c.Type != CellCode || strings.TrimSpace(c.Source) == "" {
@@ -146,18 +153,15 @@ func Execute(ctx context.Context, nb *Notebook, opts Options) error {
 		count++
 		n := count
 		c.ExecutionCount = &n
-		rec.begin(c)
+		w.start(i+1, n)
+		rec.begin(c, i+1)
 		start := time.Now()
 		cerr, fatal := runCell(ctx, sess, rec, c, n, timeout)
 		rec.end()
+		w.cell(rec, i+1)
 		elapsed := time.Since(start)
 		if opts.Progress != nil {
-			status := "ok"
-			if cerr != nil {
-				status = "FAILED: " + oneLine(cerr.Error())
-			}
-			fmt.Fprintf(opts.Progress, "%s [%d/%d] cell %d %s: %s (%s)\n", name, count, codeCells, i+1,
-				strconv.Quote(firstLine(c.Source)), status, elapsed.Round(time.Millisecond))
+			fmt.Fprintln(opts.Progress, progressLine(name, count, codeCells, i+1, c, cerr, elapsed))
 		}
 		if cerr == nil {
 			continue
@@ -173,6 +177,39 @@ func Execute(ctx context.Context, nb *Notebook, opts Options) error {
 		fmt.Fprintf(opts.Progress, "%s: %d cell(s) failed (errors allowed)\n", name, failed)
 	}
 	return nil
+}
+
+// resetOutputs clears every code cell's outputs and execution count and
+// records Go as the notebook's language.
+func resetOutputs(nb *Notebook) {
+	for _, c := range nb.Cells {
+		if c.Type == CellCode {
+			c.Outputs, c.ExecutionCount = nil, nil
+		}
+	}
+	setGoMetadata(nb)
+}
+
+// countCodeCells counts the cells Execute runs (non-empty code cells).
+func countCodeCells(nb *Notebook) int {
+	n := 0
+	for _, c := range nb.Cells {
+		if c.Type == CellCode && strings.TrimSpace(c.Source) != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// progressLine is the progress line of one executed cell: the count-th of
+// total code cells, cell number i, failed when cerr is not nil.
+func progressLine(name string, count, total, i int, c *Cell, cerr error, elapsed time.Duration) string {
+	status := "ok"
+	if cerr != nil {
+		status = "FAILED: " + oneLine(cerr.Error())
+	}
+	return fmt.Sprintf("%s [%d/%d] cell %d %s: %s (%s)", name, count, total, i,
+		strconv.Quote(firstLine(c.Source)), status, elapsed.Round(time.Millisecond))
 }
 
 // runCell evaluates one cell and records its result or error. fatal reports
@@ -344,28 +381,50 @@ func jsonValue(v any) any {
 type recorder struct {
 	mu           sync.Mutex
 	cell         *Cell
+	index        int // the 1-based number of cell in the notebook
 	clearPending bool
 	streamBytes  int // stream bytes recorded for the current cell
 	displays     map[string][]*Output
+	// versions counts changes to each cell's outputs (the child process
+	// reports a cell again when its count moved); owner maps an output
+	// with a display id to its cell.
+	versions map[*Cell]uint64
+	owner    map[*Output]*Cell
+	// open is the stream output that writes append to, and openBuf its
+	// text: appending to a builder keeps a long stream linear in time.
+	open    *Output
+	openBuf strings.Builder
 }
 
-// MaxStreamBytes bounds the stdout and stderr text recorded per cell; output
-// beyond it is dropped, with a note in the cell's stderr.
-const MaxStreamBytes = 16 << 20
+// MaxStreamBytes bounds the stdout and stderr text recorded per cell (16
+// MiB): the interpreter session passes on no more than this per cell and
+// then one notice (eval.MaxStreamBytes, the kernel's cap); the recorder
+// drops anything beyond it and its notice itself, with a note of its own in
+// the cell's stderr (output that reaches it past the session's budget).
+const MaxStreamBytes = eval.MaxStreamBytes
 
-func (r *recorder) begin(c *Cell) {
+// noticeSlack lets the session's truncation notice through the recorder's
+// cap.
+const noticeSlack = 1 << 10
+
+func (r *recorder) begin(c *Cell, index int) {
 	r.mu.Lock()
-	r.cell, r.clearPending, r.streamBytes = c, false, 0
+	r.closeOpenLocked()
+	r.cell, r.index, r.clearPending, r.streamBytes = c, index, false, 0
 	r.mu.Unlock()
 }
 
 func (r *recorder) end() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.closeOpenLocked()
 	if r.cell != nil {
 		for _, o := range r.cell.Outputs {
 			if o.Type == OutputStream {
-				o.Text = collapseCR(o.Text)
+				if t := collapseCR(o.Text); t != o.Text {
+					o.Text = t
+					r.bumpLocked(r.cell)
+				}
 			}
 		}
 	}
@@ -374,16 +433,35 @@ func (r *recorder) end() {
 	// last cell: r.cell stays set.
 }
 
+// bumpLocked records a change to c's outputs.
+func (r *recorder) bumpLocked(c *Cell) {
+	if c == nil {
+		return
+	}
+	if r.versions == nil {
+		r.versions = map[*Cell]uint64{}
+	}
+	r.versions[c]++
+}
+
+// closeOpenLocked ends appending to the open stream output.
+func (r *recorder) closeOpenLocked() {
+	r.open = nil
+	r.openBuf = strings.Builder{}
+}
+
 // addLocked appends o to the current cell, applying a pending Clear(true).
 func (r *recorder) addLocked(o *Output) {
 	if r.cell == nil {
 		return
 	}
+	r.closeOpenLocked()
 	if r.clearPending {
 		r.cell.Outputs = nil
 		r.clearPending = false
 	}
 	r.cell.Outputs = append(r.cell.Outputs, o)
+	r.bumpLocked(r.cell)
 }
 
 func (r *recorder) add(o *Output) {
@@ -398,6 +476,10 @@ func (r *recorder) addBundle(o *Output, d display.Data) {
 	r.addLocked(o)
 	if id := d.DisplayID(); id != "" {
 		r.displays[id] = append(r.displays[id], o)
+		if r.owner == nil {
+			r.owner = map[*Output]*Cell{}
+		}
+		r.owner[o] = r.cell
 	}
 }
 
@@ -415,6 +497,7 @@ func (r *recorder) Update(id string, d display.Data) error {
 	defer r.mu.Unlock()
 	for _, o := range r.displays[id] {
 		o.Data, o.Metadata = nu.Data, nu.Metadata
+		r.bumpLocked(r.owner[o])
 	}
 	return nil
 }
@@ -427,7 +510,9 @@ func (r *recorder) Clear(wait bool) error {
 	if wait {
 		r.clearPending = true
 	} else if r.cell != nil {
+		r.closeOpenLocked()
 		r.cell.Outputs = nil
+		r.bumpLocked(r.cell)
 	}
 	return nil
 }
@@ -447,25 +532,35 @@ func (w streamWriter) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	w.r.mu.Lock()
-	defer w.r.mu.Unlock()
-	c := w.r.cell
-	if c == nil || w.r.streamBytes > MaxStreamBytes {
+	r := w.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.cell
+	if c == nil || r.streamBytes > MaxStreamBytes+noticeSlack {
 		return len(p), nil
 	}
-	w.r.streamBytes += len(p)
-	if w.r.streamBytes > MaxStreamBytes {
-		w.r.addLocked(&Output{Type: OutputStream, Name: "stderr",
+	r.streamBytes += len(p)
+	if r.streamBytes > MaxStreamBytes+noticeSlack {
+		r.addLocked(&Output{Type: OutputStream, Name: "stderr",
 			Text: fmt.Sprintf("\n[conclab run: output of this cell truncated after %d MiB]\n", MaxStreamBytes>>20)})
 		return len(p), nil
 	}
-	if !w.r.clearPending && len(c.Outputs) > 0 {
-		if last := c.Outputs[len(c.Outputs)-1]; last.Type == OutputStream && last.Name == w.name {
-			last.Text += string(p)
-			return len(p), nil
-		}
+	var last *Output
+	if !r.clearPending && len(c.Outputs) > 0 {
+		last = c.Outputs[len(c.Outputs)-1]
 	}
-	w.r.addLocked(&Output{Type: OutputStream, Name: w.name, Text: string(p)})
+	if last == nil || last.Type != OutputStream || last.Name != w.name {
+		last = &Output{Type: OutputStream, Name: w.name}
+		r.addLocked(last)
+	}
+	if r.open != last {
+		r.closeOpenLocked()
+		r.open = last
+		r.openBuf.WriteString(last.Text)
+	}
+	r.openBuf.Write(p)
+	r.open.Text = r.openBuf.String() // no copy: the builder only appends
+	r.bumpLocked(c)
 	return len(p), nil
 }
 

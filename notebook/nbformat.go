@@ -529,7 +529,10 @@ func diskOutput(o *Output) (any, error) {
 
 // WriteFile writes nb to path atomically: to a temporary file in the same
 // directory, then renamed over path, so a failed write leaves any existing
-// file untouched.
+// file untouched. When path is a symbolic link (or a chain of them), the
+// file it points to is written, the same way (the temporary file is next to
+// that target), and the link stays a link; the target's permissions are
+// kept.
 func (nb *Notebook) WriteFile(path string) error {
 	var buf bytes.Buffer
 	if err := nb.Write(&buf); err != nil {
@@ -538,11 +541,45 @@ func (nb *Notebook) WriteFile(path string) error {
 	return writeFileAtomic(path, buf.Bytes())
 }
 
+// maxLinks bounds the symbolic links followed to a write's target.
+const maxLinks = 40
+
+// writeTarget returns the file a write to path replaces: path, or when path
+// is a symbolic link, the file the chain of links ends at (it may not exist
+// yet: a dangling link is written through, as a shell's > does).
+func writeTarget(path string) (string, error) {
+	p := path
+	for range maxLinks {
+		// Relative link targets are relative to the link's real directory.
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+			p = filepath.Join(dir, filepath.Base(p))
+		}
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return p, nil
+		}
+		link, err := os.Readlink(p)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(p), link)
+		}
+		p = link
+	}
+	return "", fmt.Errorf("%s: more than %d symbolic links", path, maxLinks)
+}
+
+// writeFileAtomic writes b to path's target (see writeTarget) through a
+// temporary file next to the target, renamed over it.
 func writeFileAtomic(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	target, err := writeTarget(path)
 	if err != nil {
-		return fmt.Errorf("notebook: %w", err)
+		return fmt.Errorf("notebook: writing %s: %w", path, err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("notebook: writing %s: %w", path, err)
 	}
 	tmp := f.Name()
 	_, err = f.Write(b)
@@ -554,13 +591,13 @@ func writeFileAtomic(path string, b []byte) error {
 	}
 	if err == nil {
 		mode := os.FileMode(0o644)
-		if fi, serr := os.Stat(path); serr == nil {
+		if fi, serr := os.Stat(target); serr == nil {
 			mode = fi.Mode().Perm()
 		}
 		err = os.Chmod(tmp, mode)
 	}
 	if err == nil {
-		err = os.Rename(tmp, path)
+		err = os.Rename(tmp, target)
 	}
 	if err != nil {
 		os.Remove(tmp)

@@ -273,6 +273,115 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 }
 
+func TestWriteFileThroughSymlinks(t *testing.T) {
+	t.Parallel()
+	// Each case lays out a directory (relative to its temp dir) and writes
+	// through the link; want is the file that must hold the notebook, and
+	// links the paths that must still be symbolic links.
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+		write string
+		want  string
+		links []string
+	}{
+		{"relative link to a file beside it", func(t *testing.T, dir string) {
+			mustWrite(t, filepath.Join(dir, "real.ipynb"), 0o640)
+			mustLink(t, "real.ipynb", filepath.Join(dir, "link.ipynb"))
+		}, "link.ipynb", "real.ipynb", []string{"link.ipynb"}},
+		{"relative link into another directory", func(t *testing.T, dir string) {
+			mustMkdir(t, filepath.Join(dir, "store"))
+			mustMkdir(t, filepath.Join(dir, "work"))
+			mustWrite(t, filepath.Join(dir, "store", "nb.ipynb"), 0o640)
+			mustLink(t, "../store/nb.ipynb", filepath.Join(dir, "work", "nb.ipynb"))
+		}, "work/nb.ipynb", "store/nb.ipynb", []string{"work/nb.ipynb"}},
+		{"chain of two links, one absolute", func(t *testing.T, dir string) {
+			mustMkdir(t, filepath.Join(dir, "a"))
+			mustWrite(t, filepath.Join(dir, "a", "real.ipynb"), 0o640)
+			mustLink(t, filepath.Join(dir, "a", "real.ipynb"), filepath.Join(dir, "mid.ipynb"))
+			mustLink(t, "mid.ipynb", filepath.Join(dir, "top.ipynb"))
+		}, "top.ipynb", "a/real.ipynb", []string{"top.ipynb", "mid.ipynb"}},
+		{"link in a linked directory, relative to the real one", func(t *testing.T, dir string) {
+			mustMkdir(t, filepath.Join(dir, "deep", "real"))
+			mustWrite(t, filepath.Join(dir, "deep", "target.ipynb"), 0o640)
+			mustLink(t, "../target.ipynb", filepath.Join(dir, "deep", "real", "nb.ipynb"))
+			mustLink(t, filepath.Join("deep", "real"), filepath.Join(dir, "alias"))
+		}, "alias/nb.ipynb", "deep/target.ipynb", []string{"deep/real/nb.ipynb"}},
+		{"dangling link: the target is created", func(t *testing.T, dir string) {
+			mustLink(t, "new.ipynb", filepath.Join(dir, "link.ipynb"))
+		}, "link.ipynb", "new.ipynb", []string{"link.ipynb"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			tt.setup(t, dir)
+			before := map[string]os.FileMode{}
+			if fi, err := os.Stat(filepath.Join(dir, tt.want)); err == nil {
+				before[tt.want] = fi.Mode().Perm()
+			}
+			nb := &Notebook{Cells: []*Cell{{Type: CellMarkdown, Source: "through"}}}
+			if err := nb.WriteFile(filepath.Join(dir, tt.write)); err != nil {
+				t.Fatalf("WriteFile(%s) = %v", tt.write, err)
+			}
+			if back, err := ReadFile(filepath.Join(dir, tt.want)); err != nil || back.Cells[0].Source != "through" {
+				t.Fatalf("target %s after WriteFile(%s): %v, %v; want the notebook", tt.want, tt.write, back, err)
+			}
+			fi, err := os.Lstat(filepath.Join(dir, tt.want))
+			if err != nil || !fi.Mode().IsRegular() {
+				t.Fatalf("target %s: %v, %v; want a regular file", tt.want, fi, err)
+			}
+			if m, ok := before[tt.want]; ok && fi.Mode().Perm() != m {
+				t.Errorf("target mode = %v; want %v kept", fi.Mode().Perm(), m)
+			}
+			for _, l := range tt.links {
+				if fi, err := os.Lstat(filepath.Join(dir, l)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+					t.Errorf("%s is no longer a symbolic link (%v, %v)", l, fi, err)
+				}
+			}
+			// No temporary file left anywhere.
+			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+				if err == nil && strings.HasSuffix(p, ".tmp") {
+					t.Errorf("temporary file left: %s", p)
+				}
+				return nil
+			})
+		})
+	}
+	t.Run("link loop", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		mustLink(t, "b.ipynb", filepath.Join(dir, "a.ipynb"))
+		mustLink(t, "a.ipynb", filepath.Join(dir, "b.ipynb"))
+		nb := &Notebook{Cells: []*Cell{{Type: CellMarkdown, Source: "x"}}}
+		err := nb.WriteFile(filepath.Join(dir, "a.ipynb"))
+		if err == nil || !strings.Contains(err.Error(), "symbolic links") {
+			t.Errorf("WriteFile through a link loop = %v; want an error about symbolic links", err)
+		}
+	})
+}
+
+func mustWrite(t *testing.T, path string, mode os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte("old"), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustLink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustMkdir(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestSplitLines(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

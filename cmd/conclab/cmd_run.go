@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -26,10 +27,14 @@ func init() {
 const runUsage = `usage: conclab run [flags] PATH...
 
 Executes each notebook (a .ipynb file, or every .ipynb in a directory, sorted)
-cell by cell in process, with the kernel's interpreter and display package.
-Executed notebooks are written with --out DIR or --inplace; HTML reports with
---html DIR. With neither --out nor --inplace the input files are not touched.
-Flags may come before or after the paths.
+cell by cell, with the kernel's interpreter and display package, in a child
+process of its own: a fatal error (stack overflow, out of memory, concurrent
+map writes) fails that notebook's cell and the other notebooks still run.
+A cell that does not stop within 5s of its --timeout is killed with its
+process, and every process a notebook started is killed when it ends.
+Executed notebooks are written with --out DIR or --inplace (through symlinks,
+atomically); HTML reports with --html DIR. With neither --out nor --inplace
+the input files are not touched. Flags may come before or after the paths.
 
 flags:
 `
@@ -37,6 +42,9 @@ flags:
 // runNotebooks is `conclab run`. It returns 0 when every notebook ran without
 // a failing cell (or with --allow-errors), 1 when some failed, 2 on bad usage.
 func runNotebooks(ctx context.Context, args []string, _, stderr io.Writer) (int, error) {
+	if len(args) == 1 && args[0] == runChildArg {
+		return notebook.ChildMain(ctx), nil
+	}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	htmlDir := fs.String("html", "", "write an HTML report per notebook to `DIR`")
@@ -125,6 +133,10 @@ func runNotebooks(ctx context.Context, args []string, _, stderr io.Writer) (int,
 	return 0, nil
 }
 
+// runChildArg, the only argument, makes `conclab run` the child process of
+// notebook.ExecuteIsolated (not a flag: it is not for people).
+const runChildArg = "--notebook-child-process"
+
 type runConfig struct {
 	html, out   string
 	inplace     bool
@@ -145,8 +157,13 @@ func runOne(ctx context.Context, path string, cfg runConfig, stderr io.Writer) e
 	}
 	fmt.Fprintf(stderr, "== %s (%d cells)\n", path, len(nb.Cells))
 	start := time.Now()
-	runErr := notebook.Execute(ctx, nb, notebook.Options{Name: path, Dir: filepath.Dir(path),
-		Timeout: cfg.timeout, AllowErrors: cfg.allowErrors, Progress: stderr})
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("%s: finding this program to run the notebook: %w", path, err)
+	}
+	runErr := notebook.ExecuteIsolated(ctx, nb, notebook.Options{Name: path, Dir: filepath.Dir(path),
+		Timeout: cfg.timeout, AllowErrors: cfg.allowErrors, Progress: stderr},
+		exec.Command(exe, "run", runChildArg))
 
 	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	var werrs []error

@@ -6,11 +6,30 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/conclab/conclab/notebook"
 )
+
+// TestMain makes the test binary stand in for the conclab binary when a test
+// re-executes it: as `conclab run`'s notebook child process, or as a process
+// pool worker.
+func TestMain(m *testing.M) {
+	if hook := workerHook; hook != nil {
+		if code, ok := hook(); ok {
+			os.Exit(code)
+		}
+	}
+	if len(os.Args) == 3 && os.Args[1] == "run" && os.Args[2] == runChildArg {
+		os.Exit(mainCode(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
 
 // writeNotebook writes a Go notebook with one code cell per source.
 func writeNotebook(t *testing.T, path string, sources ...string) {
@@ -186,5 +205,267 @@ func TestRunBadInput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A fatal error of the Go runtime in a cell ends only that notebook's
+// process: the cell gets an error output naming it in one line (in the
+// executed notebook and the HTML report), the cells before it keep their
+// outputs, and the next notebook still runs. Fatal errors fail the run even
+// with --allow-errors: the session is gone.
+func TestRunFatalErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, cell        string
+		wantName, wantMsg string
+	}{
+		{"stack", "debug.SetMaxStack(8 << 20)\nfunc f(n int) int { return f(n+1) + 1 }\nf(0)", "FatalError", "stack overflow (goroutine stack exceeds 8388608-byte limit)"},
+		{"memory", "b := make([]byte, 1<<47)\nlen(b)", "FatalError", "out of memory"},
+		{"maps", "m := map[int]int{}\nfor i := 0; i < 4; i++ {\n\tgo func() {\n\t\tfor j := 0; ; j++ {\n\t\t\tm[j%64] = j\n\t\t}\n\t}()\n}\ntime.Sleep(10 * time.Second)", "FatalError", "concurrent map writes"},
+		{"signal", "p, _ := os.FindProcess(os.Getpid())\np.Kill()\ntime.Sleep(10 * time.Second)", "Killed", "killed by signal 9"},
+		{"exit", "syscall.Exit(3)", "Exited", "exited (exit status 3)"},
+	}
+	var paths []string
+	for _, tt := range tests {
+		p := filepath.Join(dir, "crash-"+tt.name+".ipynb")
+		writeNotebook(t, p, `fmt.Println("before")`, tt.cell, `fmt.Println("after")`)
+		paths = append(paths, p)
+	}
+	// The crashing cell of this one printed, and slept past a snapshot,
+	// before the crash: what it showed is kept.
+	partial := filepath.Join(dir, "crash-partial.ipynb")
+	writeNotebook(t, partial, "fmt.Println(\"partial output\")\ntime.Sleep(3 * time.Second)\nb := make([]byte, 1<<47)\nlen(b)")
+	good := filepath.Join(dir, "good.ipynb")
+	writeNotebook(t, good, "6 * 7")
+	out, html := filepath.Join(dir, "out"), filepath.Join(dir, "html")
+	code, log := runCmd(t, append([]string{"--allow-errors", "--out", out, "--html", html, good, partial}, paths...)...)
+	if code != 1 {
+		t.Fatalf("exit %d; want 1\n%s", code, log)
+	}
+	if len(log) > 16<<10 || regexp.MustCompile(`goroutine \d+ \[`).MatchString(log) {
+		t.Errorf("log is %d bytes or holds a goroutine dump; want a few lines per notebook:\n%s", len(log), log)
+	}
+	if !strings.Contains(log, "ok "+good) {
+		t.Errorf("good.ipynb did not run after the crashes:\n%s", log)
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nb, err := notebook.ReadFile(filepath.Join(out, "crash-"+tt.name+".ipynb"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := nb.Cells
+			if len(c[0].Outputs) != 1 || c[0].Outputs[0].Text != "before\n" {
+				t.Errorf("cell 1 outputs = %+v; want its output kept", c[0].Outputs)
+			}
+			var e *notebook.Output
+			for _, o := range c[1].Outputs {
+				if o.Type == notebook.OutputError {
+					e = o
+				}
+			}
+			if e == nil {
+				t.Fatalf("cell 2 outputs = %+v; want an error output", c[1].Outputs)
+			}
+			if e.EName != tt.wantName || !strings.Contains(e.EValue, tt.wantMsg) {
+				t.Errorf("cell 2 error = %s: %s; want %s: …%s…", e.EName, e.EValue, tt.wantName, tt.wantMsg)
+			}
+			if len(c[2].Outputs) != 0 || c[2].ExecutionCount != nil {
+				t.Errorf("cell 3 = %+v, count %v; want it not run", c[2].Outputs, c[2].ExecutionCount)
+			}
+			wantLog := paths[i] + ": cell 2 (id cb): " + tt.wantName + ": "
+			if !strings.Contains(log, wantLog) {
+				t.Errorf("log lacks %q:\n%s", wantLog, log)
+			}
+			page, err := os.ReadFile(filepath.Join(html, "crash-"+tt.name+".html"))
+			if err != nil || !strings.Contains(string(page), tt.wantMsg) {
+				t.Errorf("HTML report (%v) does not show %q", err, tt.wantMsg)
+			}
+		})
+	}
+	nb, err := notebook.ReadFile(filepath.Join(out, "crash-partial.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := outputTexts(nb.Cells[0]); !strings.Contains(got, "partial output") || !strings.Contains(got, "FatalError: out of memory") {
+		t.Errorf("crashing cell's outputs = %q; want what it printed, then the fatal error", got)
+	}
+}
+
+// outputTexts joins a cell's stream texts and error lines.
+func outputTexts(c *notebook.Cell) string {
+	var b strings.Builder
+	for _, o := range c.Outputs {
+		b.WriteString(o.Text)
+		if o.Type == notebook.OutputError {
+			b.WriteString(o.EName + ": " + o.EValue + "\n")
+		}
+	}
+	return b.String()
+}
+
+// alive reports whether process pid exists and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
+}
+
+func readPid(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the cell did not record its process: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// --timeout stops a cell and everything it started, in about the timeout:
+// a `$` line whose command runs in the background (the shell is
+// interrupted, the sleep would be orphaned), and a cell whose process does
+// not respond at all (it stops itself with SIGSTOP after starting a sleep):
+// that process is killed KillGrace after the timeout, and the sleep too.
+// The next notebook still runs.
+func TestRunTimeoutKillsProcesses(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("needs /proc")
+	}
+	dir := t.TempDir()
+	shell := filepath.Join(dir, "a-shell.ipynb")
+	writeNotebook(t, shell, "$ sleep 60 & echo $! > shell.pid; wait", `fmt.Println("not run")`)
+	stuck := filepath.Join(dir, "b-stuck.ipynb")
+	// The shell's parent is the notebook's process.
+	writeNotebook(t, stuck, "$ sleep 60 & echo $! > stuck.pid; kill -STOP $PPID")
+	good := filepath.Join(dir, "c-good.ipynb")
+	writeNotebook(t, good, "1 + 1")
+	timeout := 2 * time.Second
+	start := time.Now()
+	code, log := runCmd(t, "--timeout", timeout.String(), "--out", filepath.Join(dir, "out"), dir)
+	elapsed := time.Since(start)
+	if code != 1 {
+		t.Fatalf("exit %d; want 1\n%s", code, log)
+	}
+	for _, want := range []string{
+		shell + ": cell 1 (id ca): timed out after 2s",
+		stuck + ": cell 1 (id ca): timed out after 2s (interrupted); the cell did not stop within 5s, so its process was killed",
+		"ok " + good,
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %q:\n%s", want, log)
+		}
+	}
+	// Two timeouts, one of them killed after the grace; 10 s of slack for a
+	// loaded machine (the old runner took 6 s for the first alone and left
+	// the sleep running).
+	if limit := 2*timeout + notebook.KillGrace + 10*time.Second; elapsed > limit {
+		t.Errorf("run took %s; want under %s", elapsed, limit)
+	}
+	for _, f := range []string{"shell.pid", "stuck.pid"} {
+		if pid := readPid(t, filepath.Join(dir, f)); alive(pid) {
+			t.Errorf("process %d (%s) still running after the run", pid, f)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	nb, err := notebook.ReadFile(filepath.Join(dir, "out", "b-stuck.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := outputTexts(nb.Cells[0]); !strings.Contains(got, "Timeout: timed out after 2s") {
+		t.Errorf("stuck cell outputs = %q; want a Timeout error", got)
+	}
+}
+
+// A print loop is capped at notebook.MaxStreamBytes in the cell's output,
+// keeps the notebook's process small, and still times out.
+func TestRunOutputFloodBounded(t *testing.T) {
+	dir := t.TempDir()
+	flood := filepath.Join(dir, "flood.ipynb")
+	writeNotebook(t, flood, `for {
+	fmt.Print(strings.Repeat("z", 65536))
+}`)
+	start := time.Now()
+	code, log := runCmd(t, "--timeout", "3s", "--out", filepath.Join(dir, "out"), flood)
+	elapsed := time.Since(start)
+	if code != 1 || !strings.Contains(log, "timed out after 3s") {
+		t.Fatalf("exit %d; want 1 with a timeout\n%s", code, log)
+	}
+	if limit := 3*time.Second + notebook.KillGrace + 10*time.Second; elapsed > limit {
+		t.Errorf("run took %s; want under %s", elapsed, limit)
+	}
+	nb, err := notebook.ReadFile(filepath.Join(dir, "out", "flood.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := outputTexts(nb.Cells[0])
+	if n := strings.Count(text, "z"); n > notebook.MaxStreamBytes || n < notebook.MaxStreamBytes/2 {
+		t.Errorf("cell kept %d bytes of output; want up to the %d cap", n, notebook.MaxStreamBytes)
+	}
+	// One notice: the session's (the kernel's wording), or the runner's own.
+	if n := strings.Count(text, "truncated after 16 MiB"); n != 1 {
+		t.Errorf("%d truncation notices in the cell's output; want 1", n)
+	}
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err == nil {
+		// Linux reports KiB: the largest child this test process waited for.
+		if rss := ru.Maxrss << 10; rss > 400<<20 {
+			t.Errorf("a notebook process reached %d MiB RSS; want under 400 MiB", rss>>20)
+		}
+	}
+}
+
+// --inplace and --out write through symbolic links: the link stays a link,
+// the file it points to is replaced atomically.
+func TestRunWritesThroughSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"store", "work", "out", "elsewhere"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	real := filepath.Join(dir, "store", "nb.ipynb")
+	writeNotebook(t, real, "40 + 2")
+	link := filepath.Join(dir, "work", "nb.ipynb")
+	if err := os.Symlink("../store/nb.ipynb", link); err != nil {
+		t.Fatal(err)
+	}
+	if code, log := runCmd(t, "--inplace", link); code != 0 {
+		t.Fatalf("exit %d\n%s", code, log)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("--inplace replaced the link: %v, %v", fi, err)
+	}
+	nb, err := notebook.ReadFile(real)
+	if err != nil || len(nb.Cells[0].Outputs) != 1 || nb.Cells[0].Outputs[0].Data["text/plain"] != "42" {
+		t.Errorf("link target not executed in place: %v", err)
+	}
+	// --out: an existing link in the output directory is written through.
+	outLink := filepath.Join(dir, "out", "nb.ipynb")
+	target := filepath.Join(dir, "elsewhere", "kept.ipynb")
+	if err := os.Symlink(target, outLink); err != nil {
+		t.Fatal(err)
+	}
+	if code, log := runCmd(t, "--out", filepath.Join(dir, "out"), link); code != 0 {
+		t.Fatalf("exit %d\n%s", code, log)
+	}
+	if fi, err := os.Lstat(outLink); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("--out replaced the link: %v, %v", fi, err)
+	}
+	if nb, err := notebook.ReadFile(target); err != nil || len(nb.Cells[0].Outputs) != 1 {
+		t.Errorf("--out did not write through the link to %s: %v", target, err)
+	}
+	for _, d := range []string{"store", "work", "out", "elsewhere"} {
+		entries, _ := os.ReadDir(filepath.Join(dir, d))
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".tmp") {
+				t.Errorf("temporary file left: %s/%s", d, e.Name())
+			}
+		}
 	}
 }

@@ -2,7 +2,9 @@
 # Notebook runner integration: `conclab run` on the fixture notebooks, the
 # written .ipynb files validated (and compared byte for byte with what
 # Jupyter's own writer produces) by Debian's python3-nbformat, HTML reports
-# checked, and bad input rejected with a non-zero exit and the input intact.
+# checked, bad input rejected with a non-zero exit and the input intact, and
+# fatal errors and timeouts failing only their cell (the real binary's child
+# process per notebook).
 # Then the lab's notebooks (notebooks/*.ipynb) twice, in quick mode: by
 # `conclab run`, and by Jupyter's `nbconvert --execute` (then `--to html`) through the
 # conclab kernel (a fresh build of this tree, kernelspec in a temp prefix);
@@ -126,6 +128,51 @@ grep -q 'broken.ipynb: not a valid notebook: invalid JSON' "$tmp/e2" || fail "in
 [ "$(cat "$tmp/broken.ipynb")" = '{"cells": [' ] || fail "invalid input file changed"
 if "$CONCLAB" run notebook/testdata/jupyter-python.ipynb 2>"$tmp/e3"; then fail "python notebook exited 0"; fi
 grep -q 'jupyter-python.ipynb: a python notebook' "$tmp/e3" || fail "python notebook: $(cat "$tmp/e3")"
+
+# Fatal errors and timeouts with the real binary (each notebook in a child
+# process of its own): a stack overflow and a concurrent map write fail their
+# cell with a one-line error in the executed notebook and the report, the
+# next notebook still runs; a `$ sleep` cell times out in about --timeout and
+# leaves no sleep behind.
+mk_nb() { # mk_nb PATH CELL...: a Go notebook with these code cells
+  /usr/bin/python3 - "$@" <<'PY'
+import json, sys
+cells = [{"cell_type": "code", "execution_count": None, "id": "c%d" % i, "metadata": {}, "outputs": [], "source": s}
+         for i, s in enumerate(sys.argv[2:])]
+json.dump({"cells": cells, "metadata": {"kernelspec": {"name": "conclab", "display_name": "Go (conclab)", "language": "go"}},
+           "nbformat": 4, "nbformat_minor": 5}, open(sys.argv[1], "w"))
+PY
+}
+mkdir -p "$tmp/fatal"
+mk_nb "$tmp/fatal/a-stack.ipynb" 'fmt.Println("before")' $'debug.SetMaxStack(64 << 20)\nfunc down(n int) int { return down(n+1) + 1 }\ndown(0)'
+mk_nb "$tmp/fatal/b-maps.ipynb" $'m := map[int]int{}\nfor i := 0; i < 4; i++ {\n\tgo func() {\n\t\tfor j := 0; ; j++ {\n\t\t\tm[j%64] = j\n\t\t}\n\t}()\n}\ntime.Sleep(10 * time.Second)'
+mk_nb "$tmp/fatal/c-sleep.ipynb" "\$ sleep 61 & echo \$! > $tmp/fatal/sleep.pid; wait"
+mk_nb "$tmp/fatal/d-good.ipynb" '6 * 7'
+start=$(date +%s)
+if "$CONCLAB" run --timeout 3s --out "$tmp/fatal/out" --html "$tmp/fatal/html" "$tmp/fatal" 2>"$tmp/fatal.log"; then
+  fail "notebooks with fatal errors exited 0"
+fi
+took=$(( $(date +%s) - start ))
+[ "$(wc -c <"$tmp/fatal.log")" -lt 8192 ] || fail "conclab run printed $(wc -c <"$tmp/fatal.log") bytes for 4 notebooks (a goroutine dump?)"
+grep -q 'a-stack.ipynb: cell 2 (id c1): FatalError: stack overflow' "$tmp/fatal.log" || fail "stack overflow not reported: $(cat "$tmp/fatal.log")"
+grep -q 'b-maps.ipynb: cell 1 (id c0): FatalError: concurrent map writes' "$tmp/fatal.log" || fail "concurrent map writes not reported: $(cat "$tmp/fatal.log")"
+grep -q 'c-sleep.ipynb: cell 1 (id c0): timed out after 3s' "$tmp/fatal.log" || fail "timeout not reported: $(cat "$tmp/fatal.log")"
+grep -q "^ok $tmp/fatal/d-good.ipynb" "$tmp/fatal.log" || fail "the notebook after the crashes did not run: $(cat "$tmp/fatal.log")"
+grep -q 'stack overflow' "$tmp/fatal/html/a-stack.html" || fail "the HTML report does not show the stack overflow"
+/usr/bin/python3 - "$tmp/fatal/out/a-stack.ipynb" <<'PY' || fail "the executed notebook does not record the fatal error in its cell"
+import json, sys
+c = json.load(open(sys.argv[1]))["cells"]
+assert c[0]["outputs"][0]["text"] == ["before\n"], c[0]["outputs"]
+e = [o for o in c[1]["outputs"] if o["output_type"] == "error"]
+assert e and e[0]["ename"] == "FatalError" and e[0]["evalue"].startswith("stack overflow"), c[1]["outputs"]
+PY
+pid=$(cat "$tmp/fatal/sleep.pid")
+if [ -d "/proc/$pid" ] && ! grep -q '^[^)]*) [ZX]' "/proc/$pid/stat" 2>/dev/null; then
+  kill -9 "$pid"; fail "the timed-out cell's sleep (pid $pid) was left running"
+fi
+# Four notebooks, one 3 s timeout.
+[ "$took" -lt 40 ] || fail "fatal-error notebooks took ${took}s"
+echo "50-notebook: fatal errors and a timeout each failed their cell in ${took}s; the next notebook ran; no process left"
 
 # Charts in conclab's own HTML export, offline, in headless chromium (the
 # charts area's browser check): the chart that carried the ECharts library is

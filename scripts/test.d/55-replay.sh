@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Session replay: the real conclab kernel (a fresh build of this tree, its
+# kernelspec installed with `conclab install --prefix` into a temp
+# JUPYTER_PATH) driven through jupyter_client (Debian's, /usr/bin/python3) the
+# way people use a notebook, over every notebook in notebooks/: run all
+# cells; run all again; interrupt the first long cell mid-run and run it
+# again; restart, run a later cell first ("undefined: x"), then run all; shut
+# down with no process left behind. The driver is scripts/replay/replay.py;
+# it prints each phase's time per notebook.
+#
+# Quick mode (CONCLAB_QUICK=1, as `conclab run --quick`). The real-CPython
+# sections are skipped (CONCLAB_PYTHON points nowhere; they are run by
+# 50-notebook's two passes) unless REPLAY_PYTHON=1. REPLAY_NOTEBOOKS="a.ipynb
+# b.ipynb" replays only those; REPLAY_SKIP=1 skips the suite.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+[ "${REPLAY_SKIP:-}" = 1 ] && { echo "55-replay: skipped (REPLAY_SKIP=1)"; exit 0; }
+tmp=$(mktemp -d)
+serve_pid=
+cleanup() {
+  if [ -n "$serve_pid" ]; then kill -INT "$serve_pid" 2>/dev/null || true; wait "$serve_pid" 2>/dev/null || true; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "55-replay: $*" >&2; exit 1; }
+
+mkdir -p "$tmp/bin"
+go build -o "$tmp/bin/conclab" ./cmd/conclab || fail "building conclab failed"
+"$tmp/bin/conclab" install --prefix "$tmp/prefix" >/dev/null || fail "conclab install --prefix failed"
+# Only this kernelspec and no user configuration: Jupyter's directories in the temp dir.
+export JUPYTER_PATH=$tmp/prefix/share/jupyter JUPYTER_RUNTIME_DIR=$tmp/runtime
+export JUPYTER_CONFIG_DIR=$tmp/config JUPYTER_DATA_DIR=$tmp/data IPYTHONDIR=$tmp/ipython
+specs=$(/usr/bin/python3 -m jupyter kernelspec list 2>/dev/null) || fail "jupyter kernelspec list failed"
+grep -qF "$tmp/prefix/share/jupyter/kernels/conclab" <<<"$specs" \
+  || fail "jupyter does not find the conclab kernelspec in $tmp/prefix: $specs"
+
+if [ "${REPLAY_PYTHON:-}" != 1 ]; then
+  export CONCLAB_PYTHON=/nonexistent/python3
+fi
+# byo-server measures "your own server" when CONCLAB_BYO_URL is set: a
+# `conclab serve` stands in for it.
+"$tmp/bin/conclab" serve --strategy goroutines --workload sleep=50ms >"$tmp/serve.log" 2>&1 &
+serve_pid=$!
+for _ in $(seq 50); do grep -q 'http://127.0.0.1:' "$tmp/serve.log" && break; sleep 0.1; done
+byo=$(grep -o 'http://127.0.0.1:[0-9]*' "$tmp/serve.log" | head -1) || fail "conclab serve did not start: $(cat "$tmp/serve.log")"
+export CONCLAB_BYO_URL=$byo/work
+
+if [ -n "${REPLAY_NOTEBOOKS:-}" ]; then
+  read -r -a nbs <<<"$REPLAY_NOTEBOOKS"
+else
+  nbs=(notebooks/*.ipynb)
+fi
+[ -e "${nbs[0]}" ] || { echo "55-replay: no notebooks"; exit 0; }
+/usr/bin/python3 scripts/replay/replay.py --quick "${nbs[@]}" || fail "session replay failed"
+echo "55-replay: ok"
