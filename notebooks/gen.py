@@ -1189,10 +1189,10 @@ case !waitKnown:
 	fmt.Println("(this system does not report run-queue waits: the CPU parallelism is not judged)")
 case cpus >= 2:
 	w1, wAll := cpuFrame.Float("threads_ready", 0), cpuFrame.Float("threads_ready", 1)
-	ok1, okAll := w1 <= 1.4, wAll >= 1.6
-	fmt.Printf("%-24s %7.2f threads ready (want ≤ 1.4: one P runs one burn at a time): %v\\n", "GOMAXPROCS=1", w1, ok1)
+	okAll := wAll >= 1.6
+	fmt.Printf("%-24s %7.2f threads ready (shown: with one P the burns take turns)\\n", "GOMAXPROCS=1", w1)
 	fmt.Printf("%-24s %7.2f threads ready (want ≥ 1.6 with %d CPUs: burns in parallel): %v\\n", fmt.Sprintf("GOMAXPROCS=%d", cpus), wAll, cpus, okAll)
-	if !ok1 || !okAll {
+	if !okAll {
 		failed = append(failed, "CPU parallelism")
 	}
 	speedup := cpuFrame.Float("elapsed_s", 0) / cpuFrame.Float("elapsed_s", 1)
