@@ -12,8 +12,9 @@ APT_PACKAGES=(
   python3-widgetsnbextension
   # JupyterLab's server side (the front end is built from npm by setup.d/50-jupyterlab.sh)
   python3-jupyter-server python3-jupyterlab-server
-  # browser tests (procps: pgrep, to check no kernel outlives the JupyterLab test)
-  chromium procps
+  # browser tests (procps: pgrep, to check no kernel outlives the JupyterLab test; curl: the
+  # test scripts wait for servers with it)
+  chromium procps curl
   # databases for the database workload
   mariadb-server postgresql
   # the sources' Python stack, run beside the model

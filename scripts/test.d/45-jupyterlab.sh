@@ -77,6 +77,10 @@ echo "-- jupyterlab: browser tests passed in $(( $(date +%s) - t1 )) s; screensh
 # are in $tmp/lab/runtime): none may outlive it.
 kill -TERM "$spid"
 for _ in $(seq 100); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$spid" 2>/dev/null; then
+  echo "45-jupyterlab: the server did not stop within 10 s of SIGTERM" >&2
+  exit 1 # cleanup kills it
+fi
 spid=""
 sleep 0.5
 command -v pgrep >/dev/null || { echo "45-jupyterlab: pgrep (procps) missing: cannot check for leftover kernels" >&2; exit 1; }
