@@ -56,9 +56,12 @@ func (g *GIL) Interval() time.Duration {
 }
 
 // Acquire takes the GIL, waiting in FIFO order behind earlier waiters.
-func (g *GIL) Acquire() {
+func (g *GIL) Acquire() { g.acquire() }
+
+// acquire takes the GIL and reports whether it had to wait.
+func (g *GIL) acquire() (waited bool) {
 	if g.FreeThreaded() {
-		return
+		return false
 	}
 	start := time.Now()
 	g.mu.Lock()
@@ -67,7 +70,7 @@ func (g *GIL) Acquire() {
 		g.since = start
 		g.mu.Unlock()
 		g.acquires.Add(1)
-		return
+		return false
 	}
 	ch := make(chan struct{})
 	g.waiters = append(g.waiters, ch)
@@ -83,6 +86,7 @@ func (g *GIL) Acquire() {
 			break
 		}
 	}
+	return true
 }
 
 // Release gives the GIL up, handing it directly to the longest waiter.
@@ -116,19 +120,25 @@ func (g *GIL) Release() {
 // interval and another thread is waiting, it drops the GIL, which goes to the
 // longest waiter, and queues to take it back. It reports whether it switched.
 func (g *GIL) Yield() bool {
-	if g.FreeThreaded() || g.nwait.Load() == 0 {
-		return false
-	}
-	g.mu.Lock()
-	due := time.Since(g.since) >= g.interval && len(g.waiters) > 0
-	g.mu.Unlock()
-	if !due {
+	if !g.due() {
 		return false
 	}
 	g.handoffs.Add(1)
 	g.Release()
 	g.Acquire()
 	return true
+}
+
+// due reports whether the holder must hand the GIL over: it has held it for
+// the switch interval and another thread waits.
+func (g *GIL) due() bool {
+	if g.FreeThreaded() || g.nwait.Load() == 0 {
+		return false
+	}
+	g.mu.Lock()
+	d := time.Since(g.since) >= g.interval && len(g.waiters) > 0
+	g.mu.Unlock()
+	return d
 }
 
 // GILStats are cumulative counters of a GIL.

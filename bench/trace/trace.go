@@ -1,0 +1,214 @@
+// Package trace records what happened to each request inside a server —
+// where it waited and for what, where it ran, its steps — and, per
+// process, who held the GIL and when the event loop was blocked. Each fact
+// is an Event: one interval of one phase on one lane (a worker process's
+// thread). The package is a leaf: the Python model (bench/pymodel) and the
+// strategy servers (bench/strategy) record into a Recorder; bench turns the
+// events into a frame; WriteChrome exports them as Chrome trace event JSON
+// for Perfetto UI and chrome://tracing.
+//
+// A nil *Recorder records nothing and costs a nil check, so tracing is off
+// until a server is given a Recorder.
+package trace
+
+import (
+	"sort"
+	"sync"
+	"time"
+)
+
+// Phase names an interval. The names are the event names of the Chrome
+// export and the phase column of the trace frame.
+type Phase = string
+
+// Per-request phases, in the order a request usually meets them.
+const (
+	// Queue is the wait for the event loop to start the request's
+	// callback (uvicorn: every request passes through the loop).
+	Queue Phase = "queue"
+	// LimiterWait is the wait for a thread-limiter token: AnyIO's 40
+	// tokens for def handlers and run_in_threadpool, or a Go semaphore.
+	LimiterWait Phase = "limiter_wait"
+	// ExecutorWait is the wait for a thread of asyncio's default executor
+	// (to_thread) or of the app's ThreadPoolExecutor.
+	ExecutorWait Phase = "executor_wait"
+	// ThreadWait is a WSGI request's wait for one of the worker's threads.
+	ThreadWait Phase = "thread_wait"
+	// Handler spans the handler from its start to its return, on the
+	// thread (or, for an async def, the task) that ran it.
+	Handler Phase = "handler"
+	// GILWait is a thread waiting to take the GIL.
+	GILWait Phase = "gil_wait"
+	// CPU is CPU work holding the GIL (for Go-native servers: CPU work).
+	CPU Phase = "cpu"
+	// CPUNoGIL is C-extension work that released the GIL (Pillow).
+	CPUNoGIL Phase = "cpu_nogil"
+	// IO is an I/O wait (sleep, a database call, a downstream request).
+	IO Phase = "io"
+	// Write is a step's write system calls (a print per line).
+	Write Phase = "write"
+	// Pool is a step sent to a process pool: pickling, the pipe, the work
+	// in the worker process and the way back.
+	Pool Phase = "pool"
+	// Respond is from the handler's return until the response is written.
+	Respond Phase = "respond"
+)
+
+// Per-process phases.
+const (
+	// GIL is an interval a thread held the GIL; Thread names the holder.
+	GIL Phase = "gil"
+	// LoopBlocked is an event-loop callback running: nothing else could
+	// run on the loop. Request is the callback's request.
+	LoopBlocked Phase = "loop_blocked"
+	// Accept is a prefork worker taking a connection off the shared
+	// listening socket (the time before it accepts the next).
+	Accept Phase = "accept"
+)
+
+// RequestPhases are the phases drawn in a request waterfall, in drawing
+// (legend) order; LanePhases those drawn in per-thread lanes.
+var (
+	RequestPhases = []Phase{Queue, LimiterWait, ExecutorWait, ThreadWait, GILWait, CPU, CPUNoGIL, IO, Write, Pool, Respond}
+	LanePhases    = []Phase{GIL, GILWait, LoopBlocked, CPUNoGIL, IO, Pool, Accept}
+)
+
+// Waits reports whether a phase is a request waiting for something.
+func Waits(p Phase) bool {
+	switch p {
+	case Queue, LimiterWait, ExecutorWait, ThreadWait, GILWait:
+		return true
+	}
+	return false
+}
+
+// Event is one interval. Times are Unix nanoseconds (one clock for every
+// process on the machine, so worker processes' events line up).
+type Event struct {
+	// Request is the request's number within its process (1, 2, ...), or
+	// 0 for a process-level interval with no request.
+	Request int64 `json:"r"`
+	// Worker is the worker process (0 for a single-process server).
+	Worker int `json:"w"`
+	// Thread is the lane: "loop", "anyio-3", "gthread-2", "goroutines", ...
+	Thread string `json:"t"`
+	Phase  Phase  `json:"p"`
+	Start  int64  `json:"s"`
+	End    int64  `json:"e"`
+}
+
+// Duration is End - Start.
+func (e Event) Duration() time.Duration { return time.Duration(e.End - e.Start) }
+
+// DefaultCap is the number of events a Recorder keeps unless told.
+const DefaultCap = 200_000
+
+// Recorder keeps events up to a cap and counts those dropped beyond it. It
+// is safe for concurrent use; a nil *Recorder records nothing.
+type Recorder struct {
+	cap int
+
+	mu      sync.Mutex
+	events  []Event
+	dropped int64
+	nextReq int64
+}
+
+// NewRecorder returns a recorder keeping at most cap events (DefaultCap if
+// cap <= 0).
+func NewRecorder(cap int) *Recorder {
+	if cap <= 0 {
+		cap = DefaultCap
+	}
+	return &Recorder{cap: cap, events: make([]Event, 0, min(cap, 4096))}
+}
+
+// On reports whether r records.
+func (r *Recorder) On() bool { return r != nil }
+
+// NextRequest numbers a new request (1, 2, ...); 0 on a nil recorder.
+func (r *Recorder) NextRequest() int64 {
+	if r == nil {
+		return 0
+	}
+	r.mu.Lock()
+	r.nextReq++
+	n := r.nextReq
+	r.mu.Unlock()
+	return n
+}
+
+// Add records e, or counts it as dropped when the recorder is full. Events
+// with End before Start are recorded with End = Start.
+func (r *Recorder) Add(e Event) {
+	if r == nil {
+		return
+	}
+	if e.End < e.Start {
+		e.End = e.Start
+	}
+	r.mu.Lock()
+	if len(r.events) < r.cap {
+		r.events = append(r.events, e)
+	} else {
+		r.dropped++
+	}
+	r.mu.Unlock()
+}
+
+// Span records the interval [start, now] and returns now, for chaining
+// phases: start = rec.Span(req, w, thread, phase, start).
+func (r *Recorder) Span(req int64, worker int, thread string, p Phase, start time.Time) time.Time {
+	now := time.Now()
+	if r != nil {
+		r.Add(Event{Request: req, Worker: worker, Thread: thread, Phase: p, Start: start.UnixNano(), End: now.UnixNano()})
+	}
+	return now
+}
+
+// Snapshot is a copy of what a recorder holds.
+type Snapshot struct {
+	Events  []Event `json:"events"`
+	Dropped int64   `json:"dropped"`
+	Cap     int     `json:"cap"`
+}
+
+// Snapshot copies the events so far, sorted by start time.
+func (r *Recorder) Snapshot() Snapshot {
+	if r == nil {
+		return Snapshot{}
+	}
+	r.mu.Lock()
+	s := Snapshot{Events: append([]Event(nil), r.events...), Dropped: r.dropped, Cap: r.cap}
+	r.mu.Unlock()
+	Sort(s.Events)
+	return s
+}
+
+// Sort orders events by start, longer first at equal starts (so an
+// enclosing interval comes before what it encloses), then by request.
+func Sort(evs []Event) {
+	sort.SliceStable(evs, func(i, j int) bool {
+		a, b := evs[i], evs[j]
+		if a.Start != b.Start {
+			return a.Start < b.Start
+		}
+		if a.End != b.End {
+			return a.End > b.End
+		}
+		return a.Request < b.Request
+	})
+}
+
+// Merge joins snapshots (a prefork server's workers) into one: events
+// sorted, dropped counts added.
+func Merge(ss ...Snapshot) Snapshot {
+	var out Snapshot
+	for _, s := range ss {
+		out.Events = append(out.Events, s.Events...)
+		out.Dropped += s.Dropped
+		out.Cap += s.Cap
+	}
+	Sort(out.Events)
+	return out
+}
