@@ -58,25 +58,27 @@ func (g *GIL) Interval() time.Duration {
 // Acquire takes the GIL, waiting in FIFO order behind earlier waiters.
 func (g *GIL) Acquire() { g.acquire() }
 
-// acquire takes the GIL and reports whether it had to wait.
-func (g *GIL) acquire() (waited bool) {
+// acquire takes the GIL and reports when it was asked for, when it was
+// got (the holder's since) and whether it had to wait.
+func (g *GIL) acquire() (start, since time.Time, waited bool) {
 	if g.FreeThreaded() {
-		return false
+		return
 	}
-	start := time.Now()
+	start = time.Now()
 	g.mu.Lock()
 	if !g.held && len(g.waiters) == 0 {
 		g.held = true
 		g.since = start
 		g.mu.Unlock()
 		g.acquires.Add(1)
-		return false
+		return start, start, false
 	}
 	ch := make(chan struct{})
 	g.waiters = append(g.waiters, ch)
 	g.nwait.Add(1)
 	g.mu.Unlock()
 	<-ch // ownership handed over by Release; since set there
+	since = g.since // written before the hand-off; only the holder changes it
 	w := time.Since(start).Nanoseconds()
 	g.waitNs.Add(w)
 	g.acquires.Add(1)
@@ -86,15 +88,18 @@ func (g *GIL) acquire() (waited bool) {
 			break
 		}
 	}
-	return true
+	return start, since, true
 }
 
 // Release gives the GIL up, handing it directly to the longest waiter.
-func (g *GIL) Release() {
+func (g *GIL) Release() { g.release() }
+
+// release gives the GIL up and returns when: the next holder's since.
+func (g *GIL) release() (now time.Time) {
 	if g.FreeThreaded() {
 		return
 	}
-	now := time.Now()
+	now = time.Now()
 	g.mu.Lock()
 	if !g.held {
 		g.mu.Unlock()
@@ -109,10 +114,11 @@ func (g *GIL) Release() {
 		g.since = now
 		g.mu.Unlock()
 		close(ch)
-		return
+		return now
 	}
 	g.held = false
 	g.mu.Unlock()
+	return now
 }
 
 // Yield is the eval-breaker check a CPU step makes between chunks of work:

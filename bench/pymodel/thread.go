@@ -49,13 +49,11 @@ func (t *pythread) acquire() {
 		t.holds = true
 		return
 	}
-	start := time.Now()
-	waited := t.gil.acquire()
+	start, since, waited := t.gil.acquire()
 	if waited {
-		t.heldSince = t.record(trace.GILWait, start)
-	} else {
-		t.heldSince = start
+		t.rec.Add(trace.Event{Request: t.req, Worker: t.worker, Thread: t.name, Phase: trace.GILWait, Start: start.UnixNano(), End: since.UnixNano()})
 	}
+	t.heldSince = since
 	t.holds = true
 }
 
@@ -63,10 +61,10 @@ func (t *pythread) release() {
 	if !t.holds {
 		return
 	}
+	end := t.gil.release() // the next holder's since: held intervals touch, never overlap
 	if t.rec != nil && !t.gil.FreeThreaded() {
-		t.record(trace.GIL, t.heldSince) // before the hand-off: intervals never overlap
+		t.rec.Add(trace.Event{Request: t.req, Worker: t.worker, Thread: t.name, Phase: trace.GIL, Start: t.heldSince.UnixNano(), End: end.UnixNano()})
 	}
-	t.gil.Release()
 	t.holds = false
 }
 

@@ -14,6 +14,7 @@ package trace
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -104,15 +105,31 @@ func (e Event) Duration() time.Duration { return time.Duration(e.End - e.Start) 
 const DefaultCap = 200_000
 
 // Recorder keeps events up to a cap and counts those dropped beyond it. It
-// is safe for concurrent use; a nil *Recorder records nothing.
+// is safe for concurrent use; a nil *Recorder records nothing. Events are
+// kept in shards by request number, each with its share of the cap, so a
+// full recorder may hold slightly fewer than cap events.
 type Recorder struct {
-	cap int
-
-	mu      sync.Mutex
-	events  []Event
-	dropped int64
-	nextReq int64
+	cap     int
+	nextReq atomic.Int64
+	shards  [shards]shard
 }
+
+// shards spreads concurrent requests' events over locks (by request
+// number), so a server's goroutines seldom wait for each other to record.
+const shards = 16
+
+type shard struct {
+	mu      sync.Mutex
+	cap     int
+	chunks  [][]Event // full chunks of chunkSize, then the one being filled
+	n       int
+	dropped int64
+	_       [64]byte // keep shards on their own cache lines
+}
+
+// chunkSize is the number of events per allocation: events are never
+// copied while recording, whatever the cap.
+const chunkSize = 4096
 
 // NewRecorder returns a recorder keeping at most cap events (DefaultCap if
 // cap <= 0).
@@ -120,7 +137,15 @@ func NewRecorder(cap int) *Recorder {
 	if cap <= 0 {
 		cap = DefaultCap
 	}
-	return &Recorder{cap: cap, events: make([]Event, 0, min(cap, 4096))}
+	r := &Recorder{cap: cap}
+	for i := range r.shards {
+		// The cap split over the shards; the first ones take the remainder.
+		r.shards[i].cap = cap / shards
+		if i < cap%shards {
+			r.shards[i].cap++
+		}
+	}
+	return r
 }
 
 // On reports whether r records.
@@ -131,11 +156,7 @@ func (r *Recorder) NextRequest() int64 {
 	if r == nil {
 		return 0
 	}
-	r.mu.Lock()
-	r.nextReq++
-	n := r.nextReq
-	r.mu.Unlock()
-	return n
+	return r.nextReq.Add(1)
 }
 
 // Add records e, or counts it as dropped when the recorder is full. Events
@@ -147,13 +168,21 @@ func (r *Recorder) Add(e Event) {
 	if e.End < e.Start {
 		e.End = e.Start
 	}
-	r.mu.Lock()
-	if len(r.events) < r.cap {
-		r.events = append(r.events, e)
-	} else {
-		r.dropped++
+	sh := &r.shards[uint64(e.Request)%shards]
+	sh.mu.Lock()
+	if sh.n >= sh.cap {
+		sh.dropped++
+		sh.mu.Unlock()
+		return
 	}
-	r.mu.Unlock()
+	last := len(sh.chunks) - 1
+	if last < 0 || len(sh.chunks[last]) == cap(sh.chunks[last]) {
+		sh.chunks = append(sh.chunks, make([]Event, 0, min(chunkSize, sh.cap-sh.n)))
+		last++
+	}
+	sh.chunks[last] = append(sh.chunks[last], e)
+	sh.n++
+	sh.mu.Unlock()
 }
 
 // Span records the interval [start, now] and returns now, for chaining
@@ -178,9 +207,16 @@ func (r *Recorder) Snapshot() Snapshot {
 	if r == nil {
 		return Snapshot{}
 	}
-	r.mu.Lock()
-	s := Snapshot{Events: append([]Event(nil), r.events...), Dropped: r.dropped, Cap: r.cap}
-	r.mu.Unlock()
+	s := Snapshot{Cap: r.cap}
+	for i := range r.shards {
+		sh := &r.shards[i]
+		sh.mu.Lock()
+		for _, c := range sh.chunks {
+			s.Events = append(s.Events, c...)
+		}
+		s.Dropped += sh.dropped
+		sh.mu.Unlock()
+	}
 	Sort(s.Events)
 	return s
 }
