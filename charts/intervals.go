@@ -210,9 +210,9 @@ func (c *IntervalChart) option(id string) string {
 		}
 		series = append(series, obj{
 			"type": "custom", "name": p, "renderItem": fn(renderItem),
-			"itemStyle": obj{"color": phaseColor(p)},
-			"encode":    obj{"x": []int{1, 2}, "y": 0},
-			"data":      data,
+			"itemStyle":   obj{"color": phaseColor(p)},
+			"encode":      obj{"x": []int{1, 2}, "y": 0},
+			"data":        data,
 			"progressive": 0, "animation": false,
 		})
 	}

@@ -77,7 +77,7 @@ func (g *GIL) acquire() (start, since time.Time, waited bool) {
 	g.waiters = append(g.waiters, ch)
 	g.nwait.Add(1)
 	g.mu.Unlock()
-	<-ch // ownership handed over by Release; since set there
+	<-ch            // ownership handed over by Release; since set there
 	since = g.since // written before the hand-off; only the holder changes it
 	w := time.Since(start).Nanoseconds()
 	g.waitNs.Add(w)
