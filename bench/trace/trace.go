@@ -112,6 +112,58 @@ type Recorder struct {
 	cap     int
 	nextReq atomic.Int64
 	shards  [shards]shard
+
+	// Lane and phase names are interned, so stored events hold no
+	// pointers and a full recorder costs the garbage collector nothing.
+	ids   sync.Map // string -> uint16
+	namMu sync.Mutex
+	names []string
+}
+
+// packed is an Event as stored: no pointers.
+type packed struct {
+	req, start, end int64
+	worker          int32
+	thread, phase   uint16
+}
+
+// id interns a name.
+func (r *Recorder) id(s string) uint16 {
+	switch s {
+	case Queue:
+		return 1
+	case LimiterWait:
+		return 2
+	case Handler:
+		return 3
+	case GIL:
+		return 4
+	case LoopBlocked:
+		return 5
+	case Respond:
+		return 6
+	case GILWait:
+		return 7
+	case CPU:
+		return 8
+	case IO:
+		return 9
+	}
+	if v, ok := r.ids.Load(s); ok {
+		return v.(uint16)
+	}
+	r.namMu.Lock()
+	defer r.namMu.Unlock()
+	if v, ok := r.ids.Load(s); ok {
+		return v.(uint16)
+	}
+	if len(r.names) >= 1<<16-1 {
+		return 0 // "" : too many distinct names
+	}
+	r.names = append(r.names, s)
+	id := uint16(len(r.names) - 1)
+	r.ids.Store(s, id)
+	return id
 }
 
 // shards spreads concurrent requests' events over locks (by request
@@ -121,7 +173,7 @@ const shards = 16
 type shard struct {
 	mu      sync.Mutex
 	cap     int
-	chunks  [][]Event // full chunks of chunkSize, then the one being filled
+	chunks  [][]packed // full chunks of chunkSize, then the one being filled
 	n       int
 	dropped int64
 	_       [64]byte // keep shards on their own cache lines
@@ -137,7 +189,11 @@ func NewRecorder(cap int) *Recorder {
 	if cap <= 0 {
 		cap = DefaultCap
 	}
-	r := &Recorder{cap: cap}
+	// The ids id finds by switch, in its order.
+	r := &Recorder{cap: cap, names: []string{"", Queue, LimiterWait, Handler, GIL, LoopBlocked, Respond, GILWait, CPU, IO}}
+	for i, n := range r.names {
+		r.ids.Store(n, uint16(i))
+	}
 	for i := range r.shards {
 		// The cap split over the shards; the first ones take the remainder.
 		r.shards[i].cap = cap / shards
@@ -168,6 +224,7 @@ func (r *Recorder) Add(e Event) {
 	if e.End < e.Start {
 		e.End = e.Start
 	}
+	p := packed{req: e.Request, start: e.Start, end: e.End, worker: int32(e.Worker), thread: r.id(e.Thread), phase: r.id(e.Phase)}
 	sh := &r.shards[uint64(e.Request)%shards]
 	sh.mu.Lock()
 	if sh.n >= sh.cap {
@@ -177,10 +234,10 @@ func (r *Recorder) Add(e Event) {
 	}
 	last := len(sh.chunks) - 1
 	if last < 0 || len(sh.chunks[last]) == cap(sh.chunks[last]) {
-		sh.chunks = append(sh.chunks, make([]Event, 0, min(chunkSize, sh.cap-sh.n)))
+		sh.chunks = append(sh.chunks, make([]packed, 0, min(chunkSize, sh.cap-sh.n)))
 		last++
 	}
-	sh.chunks[last] = append(sh.chunks[last], e)
+	sh.chunks[last] = append(sh.chunks[last], p)
 	sh.n++
 	sh.mu.Unlock()
 }
@@ -208,11 +265,16 @@ func (r *Recorder) Snapshot() Snapshot {
 		return Snapshot{}
 	}
 	s := Snapshot{Cap: r.cap}
+	r.namMu.Lock()
+	names := append([]string(nil), r.names...)
+	r.namMu.Unlock()
 	for i := range r.shards {
 		sh := &r.shards[i]
 		sh.mu.Lock()
 		for _, c := range sh.chunks {
-			s.Events = append(s.Events, c...)
+			for _, p := range c {
+				s.Events = append(s.Events, Event{Request: p.req, Worker: int(p.worker), Thread: names[p.thread], Phase: names[p.phase], Start: p.start, End: p.end})
+			}
 		}
 		s.Dropped += sh.dropped
 		sh.mu.Unlock()

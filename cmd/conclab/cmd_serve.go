@@ -6,11 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
+	"github.com/conclab/conclab/bench/trace"
 )
 
 func init() {
@@ -44,6 +46,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	spec := fs.String("workload", "", `workload spec, e.g. "sleep=1s" or "cpu=10000000"`)
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	list := fs.Bool("list", false, "list the strategy presets and exit")
+	traceFile := fs.String("trace", "", "record every request's phases and write them to `FILE` as a Chrome trace (Perfetto UI, chrome://tracing) when the server stops")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, serveUsage)
 		fs.PrintDefaults()
@@ -74,6 +77,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return 2, err
 	}
 	srv.Addr = *addr
+	if *traceFile != "" {
+		srv.TraceEvents = trace.DefaultCap
+	}
 	// Started without ctx so the figures can still be read after Ctrl-C.
 	if err := srv.Start(context.Background()); err != nil {
 		return 1, err
@@ -88,5 +94,39 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if len(st.Warnings) > 0 {
 		fmt.Fprintln(stdout, strings.Join(st.Warnings, "\n"))
 	}
+	if *traceFile != "" {
+		if err := writeServeTrace(*traceFile, srv, stdout); err != nil {
+			srv.Close()
+			return 1, err
+		}
+	}
 	return 0, srv.Close()
+}
+
+// writeServeTrace writes the server's trace to path (before Close: prefork
+// workers are asked for theirs while they live).
+func writeServeTrace(path string, srv *strategy.Server, stdout io.Writer) error {
+	tr, err := srv.Trace()
+	if err != nil {
+		return fmt.Errorf("--trace: %w", err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--trace: %w", err)
+	}
+	err = trace.WriteChrome(f, trace.Process{Name: srv.Strategy().Name, Events: tr.Events, Dropped: tr.Dropped})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("--trace %s: %w", path, err)
+	}
+	reqs := map[int64]bool{}
+	for _, e := range tr.Events {
+		if e.Request > 0 {
+			reqs[e.Request] = true
+		}
+	}
+	fmt.Fprintf(stdout, "wrote a trace of %d requests (%d events, %d dropped) to %s\n", len(reqs), len(tr.Events), tr.Dropped, path)
+	return nil
 }
