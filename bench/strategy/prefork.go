@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
 	"sync"
 	"time"
@@ -223,6 +224,10 @@ func stopChildren(cs []*child) error {
 // preforkMain is a prefork child: serve on fd 3, commands on fd 4, answers
 // on fd 5; exit when fd 4 reaches EOF.
 func preforkMain() int {
+	// Ctrl-C in a terminal reaches the whole process group; the parent
+	// stops its workers (closing fd 4) once it has read their figures and
+	// traces, and they die with it (Pdeathsig) if it is killed.
+	signal.Ignore(os.Interrupt)
 	var cfg preforkConfig
 	if err := json.Unmarshal([]byte(os.Getenv(preforkEnv)), &cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "strategy: prefork worker: bad config:", err)
