@@ -42,8 +42,8 @@ func phaseColor(p string) string {
 	return ColorOf(p)
 }
 
-// bar is one interval drawn on a row: band 0 fills the row, 1 its upper
-// half, 2 its lower half.
+// bar is one interval drawn on a row: band 0 fills the row, 1, 2 and 3 its
+// top, middle and bottom thirds.
 type bar struct {
 	row        int
 	start, end float64
@@ -165,7 +165,7 @@ const renderItem = `function (params, api) {
   var row = api.value(0), band = api.value(5);
   var s = api.coord([api.value(1), row]), e = api.coord([api.value(2), row]);
   var h = api.size([0, 1])[1] * 0.8, y = s[1] - h / 2;
-  if (band === 1) { h = h / 2; } else if (band === 2) { h = h / 2; y = y + h; }
+  if (band > 0) { h = h / 3; y = y + (band - 1) * h; }
   var cs = params.coordSys;
   var r = echarts.graphic.clipRectByRect({x: s[0], y: y, width: Math.max(e[0] - s[0], 1), height: Math.max(h, 1)},
     {x: cs.x, y: cs.y, width: cs.width, height: cs.height});
@@ -229,7 +229,7 @@ func (c *IntervalChart) option(id string) string {
 		"grid":    obj{"top": fmt.Sprint(gridTop), "left": fmt.Sprint(int(c.gridLeft())), "right": "30", "bottom": "50"},
 		"xAxis": obj{"type": "value", "name": "time (ms)", "nameLocation": "middle", "nameGap": 28, "min": 0,
 			"max": niceMax(c.xMax)},
-		"yAxis": obj{"type": "category", "data": c.rows, "inverse": true, "name": c.yName,
+		"yAxis": obj{"type": "category", "data": c.rows, "inverse": true,
 			"axisLabel": obj{"interval": labelEvery, "fontSize": 11}, "axisTick": obj{"show": false},
 			"splitLine": obj{"show": len(c.rows) <= 60, "lineStyle": obj{"color": "#f0f0f0"}}},
 		"series": series,
@@ -328,12 +328,9 @@ func (c *IntervalChart) svgLocked() string {
 	for _, br := range c.bars {
 		h := rowH * 0.8
 		y := y0 + float64(br.row)*rowH + (rowH-h)/2
-		switch br.band {
-		case 1:
-			h /= 2
-		case 2:
-			h /= 2
-			y += h
+		if br.band > 0 {
+			h /= 3
+			y += float64(br.band-1) * h
 		}
 		a, e := sx.at(br.start), sx.at(br.end)
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, a, y, math.Max(e-a, 0.6), math.Max(h, 0.6), phaseColor(br.phase))

@@ -15,24 +15,24 @@ import (
 // that were busiest are kept, and the chart says so.
 const DefaultLanes = 48
 
-// laneBand is where a phase sits in a lane: what the thread does on top,
-// its GIL state below, a blocked loop across the whole lane.
+// laneBand is where a phase sits in a lane: a blocked loop on top, what
+// the thread waits on in the middle, its GIL state at the bottom.
 func laneBand(p string) int {
 	switch p {
 	case trace.GIL, trace.GILWait:
-		return 2
+		return 3
 	case trace.LoopBlocked:
 		return 1
 	}
-	return 1
+	return 2
 }
 
 // Lanes draws a trace frame's per-process picture: one lane per worker
-// thread (strategy · worker · thread), its lower half the GIL — held
-// (gil) or waited for (gil_wait) — and its upper half what blocked it —
-// the event loop running a callback (loop_blocked), C work without the GIL
-// (cpu_nogil), an I/O wait, a process-pool call, a prefork worker's
-// accept. Only one lane of a process can be orange at a time: that is the
+// thread (strategy · worker · thread), its bottom third the GIL — held
+// (gil) or waited for (gil_wait) —, its top third the event loop running a
+// callback (loop_blocked: nothing else can run on the loop), and between
+// them what else the thread does without the GIL: C work (cpu_nogil), an
+// I/O wait, a process-pool call, a prefork worker's accept. Only one lane of a process can be orange at a time: that is the
 // GIL. Beyond DefaultLanes lanes the busiest are drawn, and the chart says
 // so; intervals closer together than a pixel are merged.
 func Lanes(f *frame.Frame) *IntervalChart {
@@ -116,7 +116,7 @@ func Lanes(f *frame.Frame) *IntervalChart {
 	c.bars, merged = mergeBars(c.bars, c.xMax/900)
 	c.phases = orderPhases(c.bars, trace.LanePhases)
 	if c.subtitle == "" {
-		c.subtitle = "lower half: the GIL (held / waited for); upper half: loop callback, C work, I/O, pool"
+		c.subtitle = "per thread: top, the loop blocked by a callback; middle, I/O, C work, pool; bottom, the GIL held or waited for"
 	}
 	if merged > 0 {
 		c.notes = append(c.notes, fmt.Sprintf("%d intervals closer than a pixel merged into their neighbours.", merged))

@@ -243,7 +243,11 @@ func WaterfallRows(f *frame.Frame, maxRows int) *IntervalChart {
 	c.bars, merged = mergeBars(c.bars, c.xMax/900)
 	c.phases = orderPhases(c.bars, trace.RequestPhases)
 	if len(sampled) > 0 {
-		c.subtitle = fmt.Sprintf("sampled: %d of %d requests drawn, evenly by arrival", len(c.rows), totalReqs)
+		how := "evenly by arrival"
+		if len(sampled) == 1 {
+			how = strings.TrimSuffix(sampled[0][strings.Index(sampled[0], "(")+1:], ")") + " by arrival"
+		}
+		c.subtitle = fmt.Sprintf("sampled: %d of %d requests drawn (%s)", len(c.rows), totalReqs, how)
 		c.notes = append(c.notes, "Sampled by arrival: "+strings.Join(sampled, "; ")+".")
 	} else {
 		c.subtitle = fmt.Sprintf("%d requests, one row each by arrival", totalReqs)

@@ -10,19 +10,20 @@ import (
 func init() {
 	Symbols["github.com/conclab/conclab/bench/bench"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Burn":        reflect.ValueOf(bench.Burn),
-		"BurnNoGIL":   reflect.ValueOf(bench.BurnNoGIL),
-		"CPU":         reflect.ValueOf(bench.CPU),
-		"Func":        reflect.ValueOf(bench.Func),
-		"MeasureCPU":  reflect.ValueOf(bench.MeasureCPU),
-		"Preset":      reflect.ValueOf(bench.Preset),
-		"PresetNames": reflect.ValueOf(bench.PresetNames),
-		"Presets":     reflect.ValueOf(bench.Presets),
-		"Run":         reflect.ValueOf(bench.Run),
-		"Serve":       reflect.ValueOf(bench.Serve),
-		"Sleep":       reflect.ValueOf(bench.Sleep),
-		"Steps":       reflect.ValueOf(bench.Steps),
-		"Workload":    reflect.ValueOf(bench.Workload),
+		"Burn":         reflect.ValueOf(bench.Burn),
+		"BurnNoGIL":    reflect.ValueOf(bench.BurnNoGIL),
+		"CPU":          reflect.ValueOf(bench.CPU),
+		"Func":         reflect.ValueOf(bench.Func),
+		"MeasureCPU":   reflect.ValueOf(bench.MeasureCPU),
+		"Preset":       reflect.ValueOf(bench.Preset),
+		"PresetNames":  reflect.ValueOf(bench.PresetNames),
+		"Presets":      reflect.ValueOf(bench.Presets),
+		"Run":          reflect.ValueOf(bench.Run),
+		"Serve":        reflect.ValueOf(bench.Serve),
+		"Sleep":        reflect.ValueOf(bench.Sleep),
+		"Steps":        reflect.ValueOf(bench.Steps),
+		"TraceColumns": reflect.ValueOf(&bench.TraceColumns).Elem(),
+		"Workload":     reflect.ValueOf(bench.Workload),
 
 		// type definitions
 		"CPUUse":     reflect.ValueOf((*bench.CPUUse)(nil)),
