@@ -32,6 +32,16 @@ func traceFrame(f *frame.Frame, name string, s trace.Snapshot) error {
 	return nil
 }
 
+// TraceFrame makes a trace frame (TraceColumns) of one strategy's trace,
+// for traces recorded outside Run — a model runtime given a
+// trace.Recorder, a real CPython server's middleware — so that they can be
+// concatenated (frame.Concat) with a Result's Trace and drawn side by side.
+func TraceFrame(strategy string, s trace.Snapshot) *frame.Frame {
+	f := newTraceFrame(strategy + " trace")
+	traceFrame(f, strategy, s)
+	return f
+}
+
 // newTraceFrame is an empty trace frame with TraceColumns.
 func newTraceFrame(name string) *frame.Frame {
 	f := frame.New(name)

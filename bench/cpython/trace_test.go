@@ -1,0 +1,86 @@
+package cpython_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/conclab/conclab/bench/cpython"
+	"github.com/conclab/conclab/bench/frame"
+)
+
+// maxOverlap is the most intervals of phase open at once for one strategy
+// of a trace frame.
+func maxOverlap(f *frame.Frame, strategy, phase string) int {
+	g := f.Where("strategy", strategy).Where("phase", phase)
+	best := 0
+	for i := 0; i < g.Len(); i++ {
+		n := 0
+		t := g.Float("start_ms", i)
+		for j := 0; j < g.Len(); j++ {
+			if g.Float("start_ms", j) <= t && g.Float("end_ms", j) > t {
+				n++
+			}
+		}
+		best = max(best, n)
+	}
+	return best
+}
+
+// waves counts the phase's starts in groups separated by more than gap ms.
+func waves(f *frame.Frame, strategy, phase string, gap float64) []int {
+	starts := f.Where("strategy", strategy).Where("phase", phase).Floats("start_ms")
+	slices.Sort(starts)
+	var out []int
+	for i, s := range starts {
+		if i == 0 || s-starts[i-1] > gap {
+			out = append(out, 0)
+		}
+		out[len(out)-1]++
+	}
+	return out
+}
+
+// Source 002's clients on the model: a pool of 30 makes 100 checks in four
+// waves; the sequential client one at a time; gather all at once.
+func TestTrace002(t *testing.T) {
+	t.Parallel()
+	f, err := cpython.Trace002(context.Background(), 50*time.Millisecond, []cpython.Case002{
+		{Mode: cpython.Sequential, N: 4}, {Mode: cpython.Threads, Workers: 30, N: 100}, {Mode: cpython.AsyncIO, N: 100},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq, pool, all := cpython.Client002Label(cpython.Sequential, 0), cpython.Client002Label(cpython.Threads, 30), cpython.Client002Label(cpython.AsyncIO, 0)
+	if got := waves(f, pool, "io", 25); !slices.Equal(got, []int{30, 30, 30, 10}) {
+		t.Errorf("%s: waves of checks %v; want [30 30 30 10]", pool, got)
+	}
+	if got := maxOverlap(f, seq, "io"); got != 1 {
+		t.Errorf("%s: %d checks at once; want 1", seq, got)
+	}
+	if got := waves(f, all, "io", 25); !slices.Equal(got, []int{100}) {
+		t.Errorf("%s: waves %v; want [100]", all, got)
+	}
+}
+
+// Source 004 on the model: posts sent one at a time never overlap in the
+// app, whatever the app; aiohttp's do.
+func TestModel004Traced(t *testing.T) {
+	t.Parallel()
+	sum, tr, err := cpython.Model004Traced(context.Background(), "", 20*time.Millisecond, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < sum.Len(); i++ {
+		name := sum.Text("strategy", i)
+		got := maxOverlap(tr, name, "handler")
+		if sum.Text("client", i) == "aiohttp client" {
+			if got < 2 {
+				t.Errorf("%s: %d handlers at once; want the posts to overlap", name, got)
+			}
+		} else if got != 1 {
+			t.Errorf("%s: %d handlers at once; want 1 (one post at a time)", name, got)
+		}
+	}
+}
