@@ -1,4 +1,4 @@
-package cpython_test
+package cpython
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/conclab/conclab/bench/cpython"
 	"github.com/conclab/conclab/bench/frame"
 )
 
@@ -46,13 +45,13 @@ func waves(f *frame.Frame, strategy, phase string, gap float64) []int {
 // waves; the sequential client one at a time; gather all at once.
 func TestTrace002(t *testing.T) {
 	t.Parallel()
-	f, err := cpython.Trace002(context.Background(), 50*time.Millisecond, []cpython.Case002{
-		{Mode: cpython.Sequential, N: 4}, {Mode: cpython.Threads, Workers: 30, N: 100}, {Mode: cpython.AsyncIO, N: 100},
+	f, err := Trace002(context.Background(), 50*time.Millisecond, []Case002{
+		{Mode: Sequential, N: 4}, {Mode: Threads, Workers: 30, N: 100}, {Mode: AsyncIO, N: 100},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	seq, pool, all := cpython.Client002Label(cpython.Sequential, 0), cpython.Client002Label(cpython.Threads, 30), cpython.Client002Label(cpython.AsyncIO, 0)
+	seq, pool, all := Client002Label(Sequential, 0), Client002Label(Threads, 30), Client002Label(AsyncIO, 0)
 	if got := waves(f, pool, "io", 25); !slices.Equal(got, []int{30, 30, 30, 10}) {
 		t.Errorf("%s: waves of checks %v; want [30 30 30 10]", pool, got)
 	}
@@ -68,7 +67,7 @@ func TestTrace002(t *testing.T) {
 // app, whatever the app; aiohttp's do.
 func TestModel004Traced(t *testing.T) {
 	t.Parallel()
-	sum, tr, err := cpython.Model004Traced(context.Background(), "", 20*time.Millisecond, 6)
+	sum, tr, err := Model004Traced(context.Background(), "", 20*time.Millisecond, 6)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,5 +81,45 @@ func TestModel004Traced(t *testing.T) {
 		} else if got != 1 {
 			t.Errorf("%s: %d handlers at once; want 1 (one post at a time)", name, got)
 		}
+	}
+}
+
+// The real app's middleware traces what the model's trace shows: on
+// uvicorn, a burst of 100 on /sync-sleep runs at most 40 handlers at once
+// (AnyIO's limiter), in three waves; /async-block's handlers never overlap.
+func TestTraceBurstReal(t *testing.T) {
+	needPython(t, "fastapi", "uvicorn")
+	t.Parallel()
+	wait := 300 * time.Millisecond
+	f, err := TraceBurst(context.Background(), Options{}, App001(wait), "/sync-sleep", 100, "real /sync-sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := maxOverlap(f, "real /sync-sleep", "handler"); got != 40 {
+		t.Errorf("real /sync-sleep: %d handlers at once; want 40", got)
+	}
+	if got := waves(f, "real /sync-sleep", "handler", 150); !slices.Equal(got, []int{40, 40, 20}) {
+		t.Errorf("real /sync-sleep: waves %v; want [40 40 20]", got)
+	}
+	threads := map[string]bool{}
+	h := f.Where("phase", "handler")
+	for i := 0; i < h.Len(); i++ {
+		threads[h.Text("thread", i)] = true
+	}
+	if len(threads) != 40 || !threads["anyio-1"] || !threads["anyio-40"] {
+		t.Errorf("real /sync-sleep ran on %d threads (%v); want anyio-1 .. anyio-40", len(threads), threads)
+	}
+	if n := f.Where("phase", "queue").Len(); n != 100 {
+		t.Errorf("queue intervals = %d; want 100", n)
+	}
+	b, err := TraceBurst(context.Background(), Options{}, App001(50*time.Millisecond), "/async-block", 6, "real /async-block")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := maxOverlap(b, "real /async-block", "handler"); got != 1 {
+		t.Errorf("real /async-block: %d handlers at once; want 1", got)
+	}
+	if got := b.Where("phase", "handler").Where("thread", "loop").Len(); got != 6 {
+		t.Errorf("real /async-block: %d handlers on the loop; want 6", got)
 	}
 }
