@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"os"
 
 	"github.com/conclab/conclab/bench/frame"
@@ -54,6 +55,36 @@ func newTraceFrame(name string) *frame.Frame {
 		f.AddColumn(c, k)
 	}
 	return f
+}
+
+// EventsOf turns the rows of strategy in a trace frame (TraceColumns; ""
+// means every row) back into events, times in nanoseconds from the frame's
+// origin, so the facts of bench/trace (MaxOverlap, Waves, Within) can be
+// asked of any trace frame — a Result's, a real server's.
+func EventsOf(f *frame.Frame, strategy string) []trace.Event {
+	if f == nil || !f.Has("phase") || !f.Has("start_ms") || !f.Has("end_ms") {
+		return nil
+	}
+	hasS, hasW, hasT, hasR := f.Has("strategy"), f.Has("worker"), f.Has("thread"), f.Has("request")
+	var out []trace.Event
+	for i := 0; i < f.Len(); i++ {
+		if strategy != "" && hasS && f.Text("strategy", i) != strategy {
+			continue
+		}
+		e := trace.Event{Phase: f.Text("phase", i),
+			Start: int64(math.Round(f.Float("start_ms", i) * 1e6)), End: int64(math.Round(f.Float("end_ms", i) * 1e6))}
+		if hasW {
+			e.Worker = int(f.Float("worker", i))
+		}
+		if hasT {
+			e.Thread = f.Text("thread", i)
+		}
+		if hasR {
+			e.Request = int64(f.Float("request", i))
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // TraceOf returns the named strategy's trace (events in Unix nanoseconds,

@@ -147,7 +147,9 @@ func rowHeight(n int, top int) int {
 // waterfall: one row per request in order of arrival, strategy by strategy,
 // each interval of its life a bar coloured by phase — queue, limiter_wait,
 // executor_wait, thread_wait, gil_wait, cpu, cpu_nogil, io, write, pool,
-// respond — on a common time axis from each strategy's first event. Waves
+// respond — on a common time axis from each strategy's first event (a
+// request traced without its steps, as a real server's middleware traces
+// it, shows its handler interval). Waves
 // through a pool and staircases through a blocked loop show at a glance.
 // Beyond DefaultWaterfallRows requests it draws an even sample of each
 // strategy's requests (every k-th by arrival), and says so under the title;
@@ -169,9 +171,22 @@ func WaterfallRows(f *frame.Frame, maxRows int) *IntervalChart {
 		drawn[p] = true
 	}
 	all := readIntervals(f)
+	// A request traced without its steps (a real server's middleware sees
+	// only the handler) shows its handler interval instead.
+	type rk struct {
+		s string
+		w int
+		r int64
+	}
+	hasSteps := map[rk]bool{}
+	for _, iv := range all {
+		if iv.req > 0 && drawn[iv.phase] && !trace.Waits(iv.phase) && iv.phase != trace.Respond {
+			hasSteps[rk{iv.strategy, iv.worker, iv.req}] = true
+		}
+	}
 	var ivs []interval
 	for _, iv := range all {
-		if iv.req > 0 && drawn[iv.phase] {
+		if iv.req > 0 && (drawn[iv.phase] || iv.phase == trace.Handler && !hasSteps[rk{iv.strategy, iv.worker, iv.req}]) {
 			ivs = append(ivs, iv)
 		}
 	}
@@ -241,7 +256,7 @@ func WaterfallRows(f *frame.Frame, maxRows int) *IntervalChart {
 	}
 	var merged int
 	c.bars, merged = mergeBars(c.bars, c.xMax/900)
-	c.phases = orderPhases(c.bars, trace.RequestPhases)
+	c.phases = orderPhases(c.bars, append([]string{trace.Handler}, trace.RequestPhases...))
 	if len(sampled) > 0 {
 		how := "evenly by arrival"
 		if len(sampled) == 1 {

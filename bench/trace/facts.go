@@ -129,3 +129,35 @@ func Renumber(evs []Event) int {
 	}
 	return len(keys)
 }
+
+// Within counts the events of phase inner that lie inside an event of
+// phase outer of the same worker and request, and all events of phase
+// inner: "the loop was blocked for the whole of each blocking step" is
+// Within(evs, trace.IO, trace.LoopBlocked) with inside == total for the io
+// steps on the loop.
+func Within(evs []Event, inner, outer Phase) (inside, total int) {
+	type key struct {
+		w int
+		r int64
+	}
+	outs := map[key][]Event{}
+	for _, e := range evs {
+		if e.Phase == outer {
+			k := key{e.Worker, e.Request}
+			outs[k] = append(outs[k], e)
+		}
+	}
+	for _, e := range evs {
+		if e.Phase != inner {
+			continue
+		}
+		total++
+		for _, o := range outs[key{e.Worker, e.Request}] {
+			if o.Start <= e.Start && e.End <= o.End {
+				inside++
+				break
+			}
+		}
+	}
+	return inside, total
+}

@@ -71,7 +71,7 @@ const (
 // (legend) order; LanePhases those drawn in per-thread lanes.
 var (
 	RequestPhases = []Phase{Queue, LimiterWait, ExecutorWait, ThreadWait, GILWait, CPU, CPUNoGIL, IO, Write, Pool, Respond}
-	LanePhases    = []Phase{GIL, GILWait, LoopBlocked, CPUNoGIL, IO, Pool, Accept}
+	LanePhases    = []Phase{GIL, GILWait, LoopBlocked, CPUNoGIL, IO, Write, Pool, Accept}
 )
 
 // Waits reports whether a phase is a request waiting for something.

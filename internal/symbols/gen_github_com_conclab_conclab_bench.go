@@ -13,6 +13,7 @@ func init() {
 		"Burn":         reflect.ValueOf(bench.Burn),
 		"BurnNoGIL":    reflect.ValueOf(bench.BurnNoGIL),
 		"CPU":          reflect.ValueOf(bench.CPU),
+		"EventsOf":     reflect.ValueOf(bench.EventsOf),
 		"Func":         reflect.ValueOf(bench.Func),
 		"MeasureCPU":   reflect.ValueOf(bench.MeasureCPU),
 		"Preset":       reflect.ValueOf(bench.Preset),
@@ -23,6 +24,7 @@ func init() {
 		"Sleep":        reflect.ValueOf(bench.Sleep),
 		"Steps":        reflect.ValueOf(bench.Steps),
 		"TraceColumns": reflect.ValueOf(&bench.TraceColumns).Elem(),
+		"TraceFrame":   reflect.ValueOf(bench.TraceFrame),
 		"Workload":     reflect.ValueOf(bench.Workload),
 
 		// type definitions

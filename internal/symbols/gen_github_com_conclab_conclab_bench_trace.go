@@ -39,6 +39,7 @@ func init() {
 		"ThreadWait":          reflect.ValueOf(trace.ThreadWait),
 		"Waits":               reflect.ValueOf(trace.Waits),
 		"Waves":               reflect.ValueOf(trace.Waves),
+		"Within":              reflect.ValueOf(trace.Within),
 		"Write":               reflect.ValueOf(trace.Write),
 		"WriteChrome":         reflect.ValueOf(trace.WriteChrome),
 
