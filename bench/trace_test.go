@@ -30,7 +30,7 @@ func ExampleResult_TraceOf() {
 	}
 	tr, _ := res.TraceOf("/sync-sleep")
 	fmt.Println("most running at once:", trace.MaxOverlap(tr.Events, trace.Handler))
-	fmt.Println("waves:", trace.Waves(tr.Events, trace.Handler, 100*time.Millisecond))
+	fmt.Println("waves:", trace.Waves(tr.Events, trace.Handler))
 	fmt.Println(res.Trace.Columns())
 	// Output:
 	// most running at once: 40
@@ -69,7 +69,7 @@ func TestTraceFacts(t *testing.T) {
 	if got := trace.MaxOverlap(sync.Events, trace.Handler); got != 40 {
 		t.Errorf("/sync-sleep: most requests running at once = %d; want 40", got)
 	}
-	if got := trace.Waves(sync.Events, trace.Handler, 500*time.Millisecond); !slices.Equal(got, []int{40, 40, 20}) {
+	if got := trace.Waves(sync.Events, trace.Handler); !slices.Equal(got, []int{40, 40, 20}) {
 		t.Errorf("/sync-sleep: waves %v; want [40 40 20]", got)
 	}
 	block, _ := res.TraceOf("/async-block")

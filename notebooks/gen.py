@@ -203,7 +203,7 @@ res100.Summary"""),
 for a token (`limiter_wait`); as the first 40 finish, the next 40 start; then the last 20."""),
  (C, """tr100, _ := res100.TraceOf("/sync-sleep")
 fmt.Println("most requests running at once:", trace.MaxOverlap(tr100.Events, trace.Handler))
-fmt.Println("waves (requests starting together):", trace.Waves(tr100.Events, trace.Handler, wait/2))
+fmt.Println("waves (each begins when a request had to wait for one to finish):", trace.Waves(tr100.Events, trace.Handler))
 charts.Waterfall(res100.Trace)"""),
  *real_section("real001", """
 The same four endpoints as a real FastAPI app under `python3 -m uvicorn`, hit by the source's own
@@ -238,7 +238,7 @@ if err != nil && errors.Is(err, cpython.ErrUnavailable) {
 	panic(err)
 } else {
 	fmt.Println("real /sync-sleep: most running at once", trace.MaxOverlap(bench.EventsOf(realTrace, "real /sync-sleep"), trace.Handler),
-		"in waves of", trace.Waves(bench.EventsOf(realTrace, "real /sync-sleep"), trace.Handler, wait/2))
+		"in waves of", trace.Waves(bench.EventsOf(realTrace, "real /sync-sleep"), trace.Handler))
 	fmt.Println("real /async-block: most running at once", trace.MaxOverlap(bench.EventsOf(realTrace, "real /async-block"), trace.Handler))
 	modelSync := res100.Trace.With("strategy", "model /sync-sleep")
 	modelBlock := res.Trace.Where("strategy", "/async-block").With("strategy", "model /async-block")
@@ -265,7 +265,7 @@ for i := 0; i < measured.Len(); i++ {
 	if name == "/async-block" {
 		want, wantWaves = 1, 10
 	}
-	sleeps := len(trace.Waves(evs, trace.IO, wait/2))
+	sleeps := len(trace.Waves(evs, trace.IO))
 	ok := running == want && sleeps == wantWaves && w >= 0.95*float64(wantWaves) && measured.Float("errors", i) == 0
 	fmt.Printf("%-13s %2d running at once (want %d), %2d waves of sleeps (want %d), %5.2f waits: %v\\n", name, running, want, sleeps, wantWaves, w, ok)
 	if !ok {
@@ -278,7 +278,7 @@ if inside != total || total != 10 {
 	failed = append(failed, "/async-block loop not blocked for each sleep")
 }
 running100 := trace.MaxOverlap(tr100.Events, trace.Handler)
-waves100 := fmt.Sprint(trace.Waves(tr100.Events, trace.Handler, wait/2))
+waves100 := fmt.Sprint(trace.Waves(tr100.Events, trace.Handler))
 okWaves := running100 == 40 && waves100 == "[40 40 20]" && waves >= 2.95
 fmt.Printf("%-13s %2d running at once (want 40), waves %s (want [40 40 20]), %.2f waits: %v\\n", "100 x /sync", running100, waves100, waves, okWaves)
 if !okWaves {

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/conclab/conclab/bench"
 	"github.com/conclab/conclab/bench/frame"
+	"github.com/conclab/conclab/bench/trace"
 )
 
 // maxOverlap is the most intervals of phase open at once for one strategy
@@ -27,38 +29,29 @@ func maxOverlap(f *frame.Frame, strategy, phase string) int {
 	return best
 }
 
-// waves counts the phase's starts in groups separated by more than gap ms.
-func waves(f *frame.Frame, strategy, phase string, gap float64) []int {
-	starts := f.Where("strategy", strategy).Where("phase", phase).Floats("start_ms")
-	slices.Sort(starts)
-	var out []int
-	for i, s := range starts {
-		if i == 0 || s-starts[i-1] > gap {
-			out = append(out, 0)
-		}
-		out[len(out)-1]++
-	}
-	return out
+// waves is trace.Waves of one strategy's phase in a trace frame.
+func waves(f *frame.Frame, strategy, phase string) []int {
+	return trace.Waves(bench.EventsOf(f, strategy), phase)
 }
 
 // Source 002's clients on the model: a pool of 30 makes 100 checks in four
 // waves; the sequential client one at a time; gather all at once.
 func TestTrace002(t *testing.T) {
 	t.Parallel()
-	f, err := Trace002(context.Background(), 50*time.Millisecond, []Case002{
+	f, err := Trace002(context.Background(), 100*time.Millisecond, []Case002{
 		{Mode: Sequential, N: 4}, {Mode: Threads, Workers: 30, N: 100}, {Mode: AsyncIO, N: 100},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	seq, pool, all := Client002Label(Sequential, 0), Client002Label(Threads, 30), Client002Label(AsyncIO, 0)
-	if got := waves(f, pool, "io", 25); !slices.Equal(got, []int{30, 30, 30, 10}) {
+	if got := waves(f, pool, "io"); !slices.Equal(got, []int{30, 30, 30, 10}) {
 		t.Errorf("%s: waves of checks %v; want [30 30 30 10]", pool, got)
 	}
 	if got := maxOverlap(f, seq, "io"); got != 1 {
 		t.Errorf("%s: %d checks at once; want 1", seq, got)
 	}
-	if got := waves(f, all, "io", 25); !slices.Equal(got, []int{100}) {
+	if got := waves(f, all, "io"); !slices.Equal(got, []int{100}) {
 		t.Errorf("%s: waves %v; want [100]", all, got)
 	}
 }
@@ -98,7 +91,7 @@ func TestTraceBurstReal(t *testing.T) {
 	if got := maxOverlap(f, "real /sync-sleep", "handler"); got != 40 {
 		t.Errorf("real /sync-sleep: %d handlers at once; want 40", got)
 	}
-	if got := waves(f, "real /sync-sleep", "handler", 150); !slices.Equal(got, []int{40, 40, 20}) {
+	if got := waves(f, "real /sync-sleep", "handler"); !slices.Equal(got, []int{40, 40, 20}) {
 		t.Errorf("real /sync-sleep: waves %v; want [40 40 20]", got)
 	}
 	threads := map[string]bool{}

@@ -72,7 +72,7 @@ func TestSleepWaves(t *testing.T) {
 			srv := startTraced(t, c.s, sleepW)
 			d := burst(t, srv.URL(), c.n)
 			tr := snapshot(t, srv)
-			if got := trace.Waves(tr.Events, trace.IO, wait/2); !slices.Equal(got, c.waves) {
+			if got := trace.Waves(tr.Events, trace.IO); !slices.Equal(got, c.waves) {
 				t.Errorf("waves of sleeps = %v; want %v", got, c.waves)
 			}
 			if got := trace.MaxOverlap(tr.Events, trace.Handler); c.running > 0 && got != c.running {

@@ -126,7 +126,7 @@ func TestFacts(t *testing.T) {
 	if got := trace.MaxOverlap(evs, trace.Handler); got != 2 {
 		t.Errorf("MaxOverlap = %d; want 2 (touching intervals do not overlap)", got)
 	}
-	if got := trace.Waves(evs, trace.Handler, 5e6); len(got) != 3 || got[0] != 2 || got[1] != 1 || got[2] != 1 {
+	if got := trace.Waves(evs, trace.Handler); len(got) != 3 || got[0] != 2 || got[1] != 1 || got[2] != 1 {
 		t.Errorf("Waves = %v; want [2 1 1]", got)
 	}
 	if n := trace.Renumber(evs); n != 4 {

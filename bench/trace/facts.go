@@ -1,9 +1,6 @@
 package trace
 
-import (
-	"sort"
-	"time"
-)
+import "sort"
 
 // Filter returns the events of phase p (all phases if p is "").
 func Filter(evs []Event, p Phase) []Event {
@@ -63,24 +60,31 @@ func MaxOverlapPerWorker(evs []Event, p Phase) int {
 	return m
 }
 
-// Waves groups the events of phase p by start time: a new wave begins
-// where a start comes more than gap after the previous one. It returns the
-// number of events in each wave, in time order: a burst of 100 def
-// requests through AnyIO's 40 tokens, with a 1 s handler, gives [40 40 20].
-func Waves(evs []Event, p Phase, gap time.Duration) []int {
-	var starts []int64
+// Waves groups the events of phase p, in order of start, into waves: a
+// wave ends where an event starts at or after the end of one of the wave's
+// events — it had to wait for one to finish (a pool's token, a thread, the
+// loop) — and that event begins the next wave. It returns the number of
+// events in each wave: a burst of 100 def requests through AnyIO's 40
+// tokens gives [40 40 20]; /async-block's ten, ten waves of 1. The waves
+// follow from what waited for what, not from gaps in the clock, so a
+// loaded machine that staggers the starts does not change them.
+func Waves(evs []Event, p Phase) []int {
+	var es []Event
 	for _, e := range evs {
 		if e.Phase == p {
-			starts = append(starts, e.Start)
+			es = append(es, e)
 		}
 	}
-	sort.Slice(starts, func(i, j int) bool { return starts[i] < starts[j] })
+	sort.SliceStable(es, func(i, j int) bool { return es[i].Start < es[j].Start })
 	var out []int
-	for i, s := range starts {
-		if i == 0 || time.Duration(s-starts[i-1]) > gap {
+	var firstEnd int64
+	for i, e := range es {
+		if i == 0 || e.Start >= firstEnd {
 			out = append(out, 0)
+			firstEnd = e.End
 		}
 		out[len(out)-1]++
+		firstEnd = min(firstEnd, e.End)
 	}
 	return out
 }
