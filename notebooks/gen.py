@@ -844,6 +844,7 @@ reading of "sync print" vs "async print". `--quick` runs 20 VUs for 1.5 s instea
 	"github.com/conclab/conclab/bench/load"
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
+	"github.com/conclab/conclab/bench/trace"
 	"github.com/conclab/conclab/bench/workload"
 	"github.com/conclab/conclab/charts"
 	"github.com/conclab/conclab/display"
@@ -936,6 +937,16 @@ measured"""),
 depend on the machine and on how many lines a request prints, the ratio much less."""),
  (C, """charts.SourceVsMeasured(source, measured, "rps_vs_none")"""),
  (C, """charts.Latency(res.Summary).LogY()"""),
+ (M, """## Why: the blocked loop
+
+The trace, request by request (an even sample of them): a `/doPrint` request spends almost all its
+time in `queue`, waiting for the event loop, while other requests' `write` calls — a thousand
+`write(2)`s each, made *on* the loop — block it. `/doPrintAsync` puts its lines on a queue (a little
+`cpu` on the loop) and `/dontPrint` does nothing, so their requests barely queue."""),
+ (C, """charts.Waterfall(res.Trace)"""),
+ (M, """The loop's own lane: for `/doPrint` it is blocked (top third) back to back, each callback one
+request's writes; the other two loops are mostly free."""),
+ (C, """charts.Lanes(res.Trace)"""),
  *real_section("realPrint", """
 The same three endpoints as a real FastAPI app under uvicorn with `PYTHONUNBUFFERED=1` (its stdout a
 log file), next to the model's three servers, both loaded by the same closed-VU client. CPython spends
@@ -977,6 +988,11 @@ check("doPrint throughput / dontPrint (want < 0.5)", measured.Float("rps_vs_none
 check("doPrint avg / doPrintAsync avg (want > 1.5)", measured.Float("avg_ms", sp) > 1.5*measured.Float("avg_ms", ap), measured.Float("avg_ms", sp)/measured.Float("avg_ms", ap))
 check("doPrintAsync throughput / dontPrint (want > doPrint's)", measured.Float("rps_vs_none", ap) > measured.Float("rps_vs_none", sp), measured.Float("rps_vs_none", ap))
 check("loop blocked per request: doPrint / dontPrint (want > 2)", blockedPer(sp) > 2*blockedPer(np), blockedPer(sp)/(blockedPer(np)+0.000001))
+// From the trace, exactly: every doPrint request's writes ran inside a
+// callback that blocked the loop (the loop blocked for the whole of each
+// blocking step).
+in, all := trace.Within(bench.EventsOf(res.Trace, "/doPrint"), trace.Write, trace.LoopBlocked)
+check("doPrint writes inside a blocked loop (share, want 1)", in == all && all > 0, float64(in)/(float64(all)+1e-9))
 if len(failed) > 0 {
 	panic(fmt.Sprintf("source 000's print shape did NOT hold for %v", failed))
 }
