@@ -119,3 +119,18 @@ func TestTraceFacts(t *testing.T) {
 		t.Errorf("Chrome trace: %d complete events (want %d), %d io (want 200)", x, res.Trace.Len(), io)
 	}
 }
+
+// TraceFrame and EventsOf move a trace between its events and its frame,
+// so the facts can be asked of any trace frame.
+func ExampleTraceFrame() {
+	evs := []trace.Event{
+		{Request: 1, Thread: "gthread-1", Phase: trace.GIL, Start: 0, End: 5e6},
+		{Request: 2, Thread: "gthread-2", Phase: trace.GIL, Start: 5e6, End: 10e6},
+	}
+	f := bench.TraceFrame("flask 1w x 2t", trace.Snapshot{Events: evs})
+	fmt.Println(f.Len(), "rows;", f.Float("end_ms", 1), "ms")
+	fmt.Println("GIL holders at once:", trace.MaxOverlapPerWorker(bench.EventsOf(f, "flask 1w x 2t"), trace.GIL))
+	// Output:
+	// 2 rows; 10 ms
+	// GIL holders at once: 1
+}
