@@ -161,3 +161,19 @@ func TestRecorderCapAndNil(t *testing.T) {
 		t.Errorf("names not kept: %+v", s.Events[0])
 	}
 }
+
+// Names found by the recorder's fast path come back as they went in.
+func TestRecorderNames(t *testing.T) {
+	t.Parallel()
+	names := []string{trace.Queue, trace.LimiterWait, trace.Handler, trace.GIL, trace.LoopBlocked, trace.Respond, trace.GILWait,
+		trace.CPU, trace.IO, trace.Write, "loop", "loop queue", "asyncio tasks", "responses", "goroutines", "anyio wait", "anyio-7", ""}
+	r := trace.NewRecorder(1000)
+	for i, n := range names {
+		r.Add(trace.Event{Request: 1, Thread: n, Phase: n, Start: int64(i), End: int64(i)})
+	}
+	for i, e := range r.Snapshot().Events {
+		if e.Thread != names[i] || e.Phase != names[i] {
+			t.Errorf("event %d: thread %q, phase %q; want %q", i, e.Thread, e.Phase, names[i])
+		}
+	}
+}

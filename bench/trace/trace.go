@@ -148,6 +148,18 @@ func (r *Recorder) id(s string) uint16 {
 		return 8
 	case IO:
 		return 9
+	case "loop":
+		return 10
+	case "loop queue":
+		return 11
+	case "asyncio tasks":
+		return 12
+	case "responses":
+		return 13
+	case "goroutines":
+		return 14
+	case "anyio wait":
+		return 15
 	}
 	if v, ok := r.ids.Load(s); ok {
 		return v.(uint16)
@@ -189,8 +201,10 @@ func NewRecorder(cap int) *Recorder {
 	if cap <= 0 {
 		cap = DefaultCap
 	}
-	// The ids id finds by switch, in its order.
-	r := &Recorder{cap: cap, names: []string{"", Queue, LimiterWait, Handler, GIL, LoopBlocked, Respond, GILWait, CPU, IO}}
+	// The ids id finds by switch (the phases and lanes of every request),
+	// in its order.
+	r := &Recorder{cap: cap, names: []string{"", Queue, LimiterWait, Handler, GIL, LoopBlocked, Respond, GILWait, CPU, IO,
+		"loop", "loop queue", "asyncio tasks", "responses", "goroutines", "anyio wait"}}
 	for i, n := range r.names {
 		r.ids.Store(n, uint16(i))
 	}
