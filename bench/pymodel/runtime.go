@@ -517,13 +517,11 @@ func (r *Runtime) offload(ctx context.Context, req int64, s Step) error {
 	case ThreadExecutor:
 		p = r.threadExec
 	case ProcessExecutor:
-		start := time.Now()
 		pp, err := r.processPool(ctx)
 		if err != nil {
 			return err
 		}
-		_, err = pp.Run(ctx, s)
-		r.span(req, ProcessPoolLane, trace.Pool, start)
+		_, err = pp.RunTraced(ctx, s, r.rec, r.cfg.Worker, req)
 		return err
 	default:
 		return fmt.Errorf("pymodel: step %s: cannot offload with call %q", s.Label(), s.Call)

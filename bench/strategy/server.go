@@ -368,11 +368,7 @@ func (s *Server) runGo(ctx context.Context, req int64, arrive time.Time) (pymode
 	for _, st := range s.steps {
 		t0 := time.Now()
 		if s.pool != nil && st.Portable() {
-			_, err := s.pool.Run(ctx, st)
-			if s.rec != nil {
-				s.rec.Span(req, s.worker, pymodel.ProcessPoolLane, trace.Pool, t0)
-			}
-			if err != nil {
+			if _, err := s.pool.RunTraced(ctx, st, s.rec, s.worker, req); err != nil {
 				return done(err)
 			}
 			continue
