@@ -70,7 +70,7 @@ type ProcessPool struct {
 type procWorker struct {
 	cmd    *exec.Cmd
 	pid    int
-	lane   string // "pool worker N", N in order of start (traces)
+	lane   string   // "pool worker N", N in order of start (traces)
 	toW    *os.File // parent's write end
 	fromW  *os.File // parent's read end
 	r      *bufio.Reader
