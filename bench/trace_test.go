@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,6 +85,12 @@ func TestTraceFacts(t *testing.T) {
 	}
 	if got := res.Trace.Where("strategy", "/sync-sleep").Where("phase", "limiter_wait").Len(); got != 100 {
 		t.Errorf("/sync-sleep: %d limiter_wait rows; want 100", got)
+	}
+	if csv := res.Trace.CSV(); !strings.HasPrefix(csv, "strategy,request,worker,thread,phase,start_ms,end_ms\n") {
+		t.Errorf("trace CSV starts %q", csv[:min(len(csv), 80)])
+	}
+	if b, err := json.Marshal(res.Trace); err != nil || !strings.Contains(string(b), `"phase"`) {
+		t.Errorf("trace JSON: %v", err)
 	}
 	path := filepath.Join(t.TempDir(), "trace.json")
 	if err := res.WriteTrace(path); err != nil {
