@@ -15,6 +15,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 	"time"
 )
 
@@ -118,6 +119,19 @@ type Recorder struct {
 	ids   sync.Map // string -> uint16
 	namMu sync.Mutex
 	names []string
+	// cache finds a name by the address of its bytes: lanes and phases
+	// come from a few fixed strings, so this almost always hits.
+	cache [256]atomic.Pointer[cached]
+}
+
+// cached is a name seen before: its bytes' address and length, and id. p is
+// a real pointer, so the bytes stay alive while cached and their address
+// cannot be reused by another string: same address and length means the
+// same name.
+type cached struct {
+	p  *byte
+	n  int
+	id uint16
 }
 
 // packed is an Event as stored: no pointers.
@@ -129,6 +143,21 @@ type packed struct {
 
 // id interns a name.
 func (r *Recorder) id(s string) uint16 {
+	if len(s) == 0 {
+		return 0
+	}
+	p := unsafe.StringData(s)
+	slot := &r.cache[(uintptr(unsafe.Pointer(p))>>3)%uintptr(len(r.cache))]
+	if c := slot.Load(); c != nil && c.p == p && c.n == len(s) {
+		return c.id
+	}
+	id := r.lookup(s)
+	slot.Store(&cached{p: p, n: len(s), id: id})
+	return id
+}
+
+// lookup finds or interns a name without the cache.
+func (r *Recorder) lookup(s string) uint16 {
 	switch s {
 	case Queue:
 		return 1
