@@ -15,8 +15,8 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 	"time"
+	"unsafe"
 )
 
 // Phase names an interval. The names are the event names of the Chrome
