@@ -32,6 +32,7 @@ import (
 	"github.com/conclab/conclab/bench/metrics"
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
+	"github.com/conclab/conclab/bench/trace"
 )
 
 // Experiment is one comparison: each strategy serves the workload and is
@@ -61,6 +62,10 @@ type Experiment struct {
 	// Setup, if not nil, is called with each started server before its
 	// load runs (e.g. to warm it up or record its URL).
 	Setup func(ctx context.Context, srv *strategy.Server) error
+	// TraceEvents caps each strategy's trace (per process): 0 means
+	// trace.DefaultCap events, negative turns tracing off. Events beyond
+	// the cap are dropped and counted in a warning.
+	TraceEvents int
 }
 
 // Result holds an experiment's frames and the raw results behind them.
@@ -77,6 +82,16 @@ type Result struct {
 	// Warnings gathers generator self-check warnings and the servers'
 	// slow-callback warnings, each prefixed with its strategy.
 	Warnings []string
+	// Trace has one row per traced interval of every strategy (see
+	// TraceColumns): strategy, request (numbered by arrival), worker,
+	// thread, phase (queue, limiter_wait, handler, gil_wait, cpu, io, ...,
+	// gil, loop_blocked: bench/trace), start_ms, end_ms. Empty when
+	// tracing is off. charts.Waterfall and charts.Lanes draw it.
+	Trace *frame.Frame
+	// Traces are the per-strategy traces behind Trace, in order.
+	Traces []trace.Snapshot
+
+	names []string // strategy names, in order
 }
 
 // workload is the strategy's own workload, else the common one.
@@ -126,7 +141,7 @@ func Run(ctx context.Context, e Experiment) (*Result, error) {
 			name = "per-strategy workloads"
 		}
 	}
-	res := &Result{Name: name}
+	res := &Result{Name: name, Trace: newTraceFrame(name + " trace")}
 	var sums, series, dists []*frame.Frame
 	for i, s := range e.Strategies {
 		if i > 0 && e.Pause > 0 {
@@ -136,9 +151,17 @@ func Run(ctx context.Context, e Experiment) (*Result, error) {
 				return nil, ctx.Err()
 			}
 		}
-		lr, st, err := runOne(ctx, e, s)
+		lr, st, tr, err := runOne(ctx, e, s)
 		if err != nil {
 			return nil, fmt.Errorf("bench: strategy %q: %w", s.Name, err)
+		}
+		res.names = append(res.names, s.Name)
+		res.Traces = append(res.Traces, tr)
+		if tr.Dropped > 0 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: trace: %d events dropped beyond the cap of %d per process (Experiment.TraceEvents)", s.Name, tr.Dropped, tr.Cap))
+		}
+		if err := traceFrame(res.Trace, s.Name, tr); err != nil {
+			return nil, err
 		}
 		res.Loads = append(res.Loads, lr)
 		res.Servers = append(res.Servers, st)
@@ -169,18 +192,25 @@ func Run(ctx context.Context, e Experiment) (*Result, error) {
 	return res, nil
 }
 
-func runOne(ctx context.Context, e Experiment, s strategy.Strategy) (*metrics.Result, strategy.Stats, error) {
+func runOne(ctx context.Context, e Experiment, s strategy.Strategy) (*metrics.Result, strategy.Stats, trace.Snapshot, error) {
+	var none trace.Snapshot
 	srv, err := strategy.New(s, e.workload(s))
 	if err != nil {
-		return nil, strategy.Stats{}, err
+		return nil, strategy.Stats{}, none, err
 	}
 	defer srv.Close()
+	switch {
+	case e.TraceEvents == 0:
+		srv.TraceEvents = trace.DefaultCap
+	case e.TraceEvents > 0:
+		srv.TraceEvents = e.TraceEvents
+	}
 	if err := srv.Start(ctx); err != nil {
-		return nil, strategy.Stats{}, err
+		return nil, strategy.Stats{}, none, err
 	}
 	if e.Setup != nil {
 		if err := e.Setup(ctx, srv); err != nil {
-			return nil, strategy.Stats{}, fmt.Errorf("setup: %w", err)
+			return nil, strategy.Stats{}, none, fmt.Errorf("setup: %w", err)
 		}
 	}
 	t := e.Request
@@ -189,7 +219,7 @@ func runOne(ctx context.Context, e Experiment, s strategy.Strategy) (*metrics.Re
 		path = "/work"
 	}
 	if !strings.HasPrefix(path, "/") {
-		return nil, strategy.Stats{}, fmt.Errorf("request URL must be a path such as /work, got %q", path)
+		return nil, strategy.Stats{}, none, fmt.Errorf("request URL must be a path such as /work, got %q", path)
 	}
 	t.URL = srv.URL() + path
 	o := e.Options
@@ -200,10 +230,14 @@ func runOne(ctx context.Context, e Experiment, s strategy.Strategy) (*metrics.Re
 	}
 	lr, err := load.Run(ctx, t, e.Load, o)
 	if err != nil {
-		return nil, strategy.Stats{}, err
+		return nil, strategy.Stats{}, none, err
 	}
 	st := srv.Stats() // before Close: worker processes are read live
-	return lr, st, nil
+	tr, err := srv.Trace()
+	if err != nil {
+		return nil, strategy.Stats{}, none, fmt.Errorf("trace: %w", err)
+	}
+	return lr, st, tr, nil
 }
 
 // joinServer appends the server columns to a one-row summary frame.

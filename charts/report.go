@@ -102,6 +102,8 @@ func itemHTML(it any) (s string, hasChart bool) {
 		return x.fragment(false), x.Err() == nil
 	case *Group:
 		return x.fragment(false), x.Err() == nil || len(x.charts) > 1
+	case *IntervalChart:
+		return x.fragment(false), x.Err() == nil
 	case *frame.Frame:
 		return x.HTML(), false
 	case string:

@@ -124,6 +124,7 @@ from 1 s to 0.2 s; the shape is compared in *waits* (batch time / one wait), whi
 	"github.com/conclab/conclab/bench/cpython"
 	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/bench/load"
+	"github.com/conclab/conclab/bench/trace"
 	"github.com/conclab/conclab/charts"
 	"github.com/conclab/conclab/display"
 	"github.com/conclab/conclab/kernel/cell"
@@ -169,6 +170,16 @@ for i := 0; i < res.Summary.Len(); i++ {
 measured"""),
  (C, """charts.SourceVsMeasured(source, measured, "waits")"""),
  (C, """charts.Latency(res.Summary)"""),
+ (M, """## Why: the waterfall
+
+Every server traced each request (`res.Trace`: one row per interval — strategy, request, worker,
+thread, phase, start_ms, end_ms). Here each row is one request in the order it arrived, each bar a
+phase of its life inside the server. `/async-block` is a staircase: each request waits in `queue`
+for the event loop while the request before it holds the loop for its whole `time.sleep` (its `io`
+runs *on* the loop). `/sync-sleep` runs all ten at once on AnyIO threads, `/async-ok` awaits all
+ten sleeps together, `/offload` hands them to asyncio's default executor. `res.WriteTrace(path)`
+writes the same trace for Perfetto (ui.perfetto.dev) or chrome://tracing: a track per thread."""),
+ (C, """charts.Waterfall(res.Trace)"""),
  (M, """## The exercise: 100 concurrent requests on `/sync-sleep`
 
 A `def` endpoint runs on AnyIO's 40-token limiter, so 100 requests go in three waves (40, 40, 20)."""),
@@ -188,6 +199,12 @@ if err != nil {
 waves := res100.Summary.Float("elapsed_s", 0) / wait.Seconds()
 fmt.Printf("100 concurrent on /sync-sleep: %.2f s = %.2f waits (source: ~3 s, three waves)\\n", res100.Summary.Float("elapsed_s", 0), waves)
 res100.Summary"""),
+ (M, """The trace shows the three waves: 40 requests take AnyIO's 40 tokens and sleep; the other 60 wait
+for a token (`limiter_wait`); as the first 40 finish, the next 40 start; then the last 20."""),
+ (C, """tr100, _ := res100.TraceOf("/sync-sleep")
+fmt.Println("most requests running at once:", trace.MaxOverlap(tr100.Events, trace.Handler))
+fmt.Println("waves (each begins when a request had to wait for one to finish):", trace.Waves(tr100.Events, trace.Handler))
+charts.Waterfall(res100.Trace)"""),
  *real_section("real001", """
 The same four endpoints as a real FastAPI app under `python3 -m uvicorn`, hit by the source's own
 kind of client (httpx, a Python process), next to the model's prediction for the same burst. The
@@ -201,25 +218,69 @@ for _, ep := range cpython.Endpoints001 {
 }
 realCases = append(realCases, cpython.Case001{Endpoint: cpython.SyncSleep, N: 100, Wait: wait})
 cmp, err := cpython.Compare001(cell.Context(), cpython.Options{}, realCases)""", "elapsed_s"),
+ (M, """### The real server's waterfall beside the model's
+
+The real app records each request's start and end and the thread that ran it (a small middleware,
+on only for this run): the same waterfall, real uvicorn next to the model, for the 100-request burst
+on `/sync-sleep` and ten on `/async-block`. The real rows have no `limiter_wait`: the middleware
+sees a request arrive and its handler start, and the gap is the `queue` for a token."""),
+ (C, """realTrace, err := cpython.TraceBurst(cell.Context(), cpython.Options{}, cpython.App001(wait), "/sync-sleep", 100, "real /sync-sleep")
+if err == nil {
+	var block *frame.Frame
+	block, err = cpython.TraceBurst(cell.Context(), cpython.Options{}, cpython.App001(wait), "/async-block", 10, "real /async-block")
+	if err == nil {
+		realTrace, err = frame.Concat("real", realTrace, block)
+	}
+}
+if err != nil && errors.Is(err, cpython.ErrUnavailable) {
+	fmt.Println("Skipping the real server's waterfall:", err)
+} else if err != nil {
+	panic(err)
+} else {
+	fmt.Println("real /sync-sleep: most running at once", trace.MaxOverlap(bench.EventsOf(realTrace, "real /sync-sleep"), trace.Handler),
+		"in waves of", trace.Waves(bench.EventsOf(realTrace, "real /sync-sleep"), trace.Handler))
+	fmt.Println("real /async-block: most running at once", trace.MaxOverlap(bench.EventsOf(realTrace, "real /async-block"), trace.Handler))
+	modelSync := res100.Trace.With("strategy", "model /sync-sleep")
+	modelBlock := res.Trace.Where("strategy", "/async-block").With("strategy", "model /async-block")
+	var both *frame.Frame
+	both, err = frame.Concat("model and real", modelSync, realTrace.Where("strategy", "real /sync-sleep"), modelBlock, realTrace.Where("strategy", "real /async-block"))
+	if err != nil {
+		panic(err)
+	}
+	display.Show(charts.WaterfallRows(both, 160).Title("Model vs real uvicorn: request waterfall"))
+}"""),
  (M, """## Shape check
 
-Does the source's shape hold? `/async-block` ≈ 10 waits, the others ≈ 1 wait, and 100 concurrent
-`/sync-sleep` requests ≈ 3 waits. The cell fails when it does not."""),
+Does the source's shape hold? Read from the trace, exactly: `/async-block` runs its ten handlers one
+at a time, with the loop blocked for the whole of each sleep; the others run all ten at once; and
+100 concurrent `/sync-sleep` requests run at most 40 at a time, in three waves of 40, 40 and 20.
+The wall clock only has to agree with the waves (a batch cannot beat them; a loaded machine may be
+slower). The cell fails when the shape does not hold."""),
  (C, """var failed []string
 for i := 0; i < measured.Len(); i++ {
 	name, w := measured.Text("strategy", i), measured.Float("waits", i)
-	lo, hi := 0.9, 1.5 // one wave; two would be 2
+	evs := bench.EventsOf(res.Trace, name)
+	running := trace.MaxOverlap(evs, trace.Handler)
+	want, wantWaves := 10, 1
 	if name == "/async-block" {
-		lo, hi = 9.0, 12.5
+		want, wantWaves = 1, 10
 	}
-	ok := w >= lo && w <= hi && measured.Float("errors", i) == 0
-	fmt.Printf("%-13s %5.2f waits (want %.1f–%.1f): %v\\n", name, w, lo, hi, ok)
+	sleeps := len(trace.Waves(evs, trace.IO))
+	ok := running == want && sleeps == wantWaves && w >= 0.95*float64(wantWaves) && measured.Float("errors", i) == 0
+	fmt.Printf("%-13s %2d running at once (want %d), %2d waves of sleeps (want %d), %5.2f waits: %v\\n", name, running, want, sleeps, wantWaves, w, ok)
 	if !ok {
 		failed = append(failed, name)
 	}
 }
-okWaves := waves >= 2.7 && waves <= 3.6 // three waves of 40; four would be 4
-fmt.Printf("%-13s %5.2f waits (want 2.7–3.6): %v\\n", "100 x /sync", waves, okWaves)
+inside, total := trace.Within(bench.EventsOf(res.Trace, "/async-block"), trace.IO, trace.LoopBlocked)
+fmt.Printf("/async-block: %d of %d sleeps inside a blocked-loop interval (want all): %v\\n", inside, total, inside == total && total == 10)
+if inside != total || total != 10 {
+	failed = append(failed, "/async-block loop not blocked for each sleep")
+}
+running100 := trace.MaxOverlap(tr100.Events, trace.Handler)
+waves100 := fmt.Sprint(trace.Waves(tr100.Events, trace.Handler))
+okWaves := running100 == 40 && waves100 == "[40 40 20]" && waves >= 2.95
+fmt.Printf("%-13s %2d running at once (want 40), waves %s (want [40 40 20]), %.2f waits: %v\\n", "100 x /sync", running100, waves100, waves, okWaves)
 if !okWaves {
 	failed = append(failed, "100 concurrent /sync-sleep")
 }
@@ -254,6 +315,7 @@ CPU speed-up is noisy."""),
 	"github.com/conclab/conclab/bench/cpython"
 	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/bench/load"
+	"github.com/conclab/conclab/bench/trace"
 	"github.com/conclab/conclab/charts"
 	"github.com/conclab/conclab/display"
 	"github.com/conclab/conclab/kernel/cell"
@@ -298,6 +360,10 @@ for i := 0; i < ioRes.Summary.Len(); i++ {
 }
 ioMeasured"""),
  (C, """charts.SourceVsMeasured(source.Where("workload", "io"), ioMeasured, "waits")"""),
+ (M, """Why two waves for Flask 1w x 5t: the trace shows five requests taking the worker's five threads and
+the other five waiting for one (`thread_wait`) until the first five have slept. FastAPI's `def`
+handler has AnyIO's 40 tokens, so its ten run at once whatever gunicorn's thread count."""),
+ (C, """charts.Waterfall(ioRes.Trace)"""),
  (M, "## CPU under the GIL: threads vs worker processes"),
  (C, """cpuStrategies, err := bench.Presets("flask 1w x 10t", "flask 2w x 5t", "fastapi 1w", "fastapi 2w")
 if err != nil {
@@ -319,6 +385,15 @@ if err != nil {
 }
 cpuSum"""),
  (C, """charts.Latency(cpuRes.Summary)"""),
+ (M, """## Why: who holds the GIL
+
+One lane per thread of each worker process: orange where the thread holds its process's GIL, red
+where it waits for it. In one worker the ten threads take turns — only one lane of a process is ever
+orange, the GIL changing hands every 5 ms (the switch interval) —, so ten 100–200 ms burns take ten
+burns' time. Two workers are two processes with a GIL each: two lanes are orange at once, one per
+worker. (FastAPI's loop lane shows the event loop's own short turns with the GIL.)"""),
+ (C, """charts.Lanes(cpuRes.Trace)"""),
+ (C, """charts.Waterfall(cpuRes.Trace.Where("strategy", "flask 2w x 5t")).Title("flask 2w x 5t: each request's turns on its worker's GIL")"""),
  *real_section("realIO", """
 ### I/O
 
@@ -338,7 +413,9 @@ if os.Getenv("CONCLAB_QUICK") != "" {
 cmp, err := cpython.Compare003(cell.Context(), cpython.Options{BestOf: 2}, cpython.ModeCPU, cpython.Cases003CPU, 10, 0, sumN, nil)""", "elapsed_s"),
  (M, """## Shape check
 
-I/O: 1w x 5t ≈ 2 waits, 1w x 10t and FastAPI ≈ 1 wait. CPU: one worker serialises the ten burns
+I/O, read from the trace: 1w x 5t sleeps in two waves of five, 1w x 10t and FastAPI in one wave of
+ten. CPU: in every process no two threads hold the GIL at once, while two workers' GILs are held at
+the same time (the trace's exact facts); one worker serialises the ten burns
 (≈ 10 x burn); two workers have two GILs, so requests wait less for one, and with a free second core
 they finish sooner (source: 25 → 14 s and 27 → 17 s, a 1.6–1.8x speed-up). The wall-clock speed-up is
 only required not to be a slow-down, since this 2-core machine is shared."""),
@@ -350,14 +427,32 @@ check := func(what string, got, lo, hi float64) {
 		failed = append(failed, what)
 	}
 }
+// I/O, from the trace: the waves of sleeps (a wave begins with a request
+// that had to wait for another to finish) and the most sleeping at once;
+// the wall clock must only cover the waves.
 for i := 0; i < ioMeasured.Len(); i++ {
 	name := ioMeasured.Text("strategy", i)
-	lo, hi := 0.9, 1.5 // one wave
+	evs := bench.EventsOf(ioRes.Trace, name)
+	want, at := "[10]", 10.0
 	if name == "flask 1w x 5t" {
-		lo, hi = 1.8, 2.5 // two waves
+		want, at = "[5 5]", 5 // two waves of the worker's five threads
 	}
-	check("I/O "+name+" waits", ioMeasured.Float("waits", i), lo, hi)
+	got := fmt.Sprint(trace.Waves(evs, trace.IO))
+	ok := got == want
+	fmt.Printf("%-34s %6s (want %s): %v\\n", "I/O "+name+" waves", got, want, ok)
+	if !ok {
+		failed = append(failed, "I/O "+name+" waves")
+	}
+	check("I/O "+name+" most sleeping at once", float64(trace.MaxOverlap(evs, trace.IO)), at, at)
+	check("I/O "+name+" waits (≥ its waves)", ioMeasured.Float("waits", i), 0.95*float64(len(trace.Waves(evs, trace.IO))), 100)
 }
+// CPU, from the trace: no two threads of one process ever hold its GIL at
+// once; two workers' GILs are held at the same time.
+for _, name := range []string{"flask 1w x 10t", "flask 2w x 5t", "fastapi 1w", "fastapi 2w"} {
+	evs := bench.EventsOf(cpuRes.Trace, name)
+	check("GIL holders at once in a process: "+name, float64(trace.MaxOverlapPerWorker(evs, trace.GIL)), 1, 1)
+}
+check("GIL holders at once across flask 2w x 5t's workers", float64(trace.MaxOverlap(bench.EventsOf(cpuRes.Trace, "flask 2w x 5t"), trace.GIL)), 2, 2)
 el := map[string]float64{}
 for i := 0; i < cpuRes.Summary.Len(); i++ {
 	el[cpuRes.Summary.Text("strategy", i)] = cpuRes.Summary.Float("elapsed_s", i)
@@ -411,8 +506,10 @@ thread and connection overheads. Here a real downstream runs on loopback (200 ms
 	"os"
 	"time"
 
+	"github.com/conclab/conclab/bench"
 	"github.com/conclab/conclab/bench/cpython"
 	"github.com/conclab/conclab/bench/frame"
+	"github.com/conclab/conclab/bench/trace"
 	"github.com/conclab/conclab/bench/workload"
 	"github.com/conclab/conclab/charts"
 	"github.com/conclab/conclab/display"
@@ -467,6 +564,21 @@ fmt.Println("peak calls in flight at the downstream:", down.PeakInFlight())
 down.Close()
 measured"""),
  (C, """charts.SourceVsMeasured(source, measured, "waits").LogY()"""),
+ (M, """## Why: the waves of a pool
+
+The same clients as modelled Python processes (`cpython.Trace002`): one thread making the checks one
+after another, a `ThreadPoolExecutor` of 100 or of 30 threads, and an event loop awaiting them all.
+Each row is one check, each bar its wait (`io`) or its wait for a thread of the pool (`thread_wait`):
+the pool of 30 goes in four waves (30, 30, 30, 10), the sequential client is a staircase, 100
+threads or `gather` take one wave. (The sequential client makes 20 checks here, to keep it short.)"""),
+ (C, """clientTrace, err := cpython.Trace002(cell.Context(), latency, []cpython.Case002{
+	{Mode: cpython.Sequential, N: 20}, {Mode: cpython.Threads, Workers: 100, N: 100},
+	{Mode: cpython.Threads, Workers: 30, N: 100}, {Mode: cpython.AsyncIO, N: 100},
+})
+if err != nil {
+	panic(err)
+}
+charts.Waterfall(clientTrace)"""),
  *real_section("real002", """
 The source's clients as real Python processes — a `requests` loop, `ThreadPoolExecutor` of 100 and of 30,
 and `aiohttp` with `asyncio.gather` — against a real FastAPI `/health` that waits the same latency,
@@ -479,7 +591,9 @@ if os.Getenv("CONCLAB_QUICK") != "" {
 cmp, err := cpython.Compare002(cell.Context(), cpython.Options{}, latency, cpython.Cases002(n002))""", "elapsed_s"),
  (M, """## Shape check
 
-Sequential ≈ 100 waits; a pool of 30 ≈ 4 waves; a pool of 100 and all-at-once ≈ 1 wait.
+Sequential ≈ 100 waits; a pool of 30 ≈ 4 waves; a pool of 100 and all-at-once ≈ 1 wait. On the
+modelled clients' trace, exactly: the pool of 30 makes its checks in waves of 30, 30, 30, 10 and never
+more than 30 at once; `gather` makes all 100 at once; the sequential client one at a time.
 The source's slow 100-thread pool is not reproduced here: Go's goroutines and loopback
 connections are cheap, which is the point the source's arithmetic makes."""),
  (C, """var failed []string
@@ -491,6 +605,24 @@ for i := 0; i < measured.Len(); i++ {
 	fmt.Printf("%-12s %7.2f waits (want %.1f–%.1f): %v\\n", name, w, lim[0], lim[1], ok)
 	if !ok {
 		failed = append(failed, name)
+	}
+}
+facts := []struct {
+	client, waves string
+	most          int
+}{
+	{cpython.Client002Label(cpython.Threads, 30), "[30 30 30 10]", 30},
+	{cpython.Client002Label(cpython.Threads, 100), "[100]", 100},
+	{cpython.Client002Label(cpython.AsyncIO, 0), "[100]", 100},
+	{cpython.Client002Label(cpython.Sequential, 0), "[1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1]", 1},
+}
+for _, f := range facts {
+	evs := bench.EventsOf(clientTrace, f.client)
+	got, most := fmt.Sprint(trace.Waves(evs, trace.IO)), trace.MaxOverlap(evs, trace.IO)
+	ok := got == f.waves && most == f.most
+	fmt.Printf("trace of %-26s %3d at once (want %d), waves %v: %v\\n", f.client, most, f.most, got, ok)
+	if !ok {
+		failed = append(failed, "trace of "+f.client)
 	}
 }
 if len(failed) > 0 {
@@ -518,6 +650,7 @@ GIL-free like Pillow's C code, then a 5 ms insert. 10 VUs keep the load under th
  (C, """import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"time"
 
@@ -526,6 +659,7 @@ GIL-free like Pillow's C code, then a 5 ms insert. 10 VUs keep the load under th
 	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/bench/load"
 	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/bench/trace"
 	"github.com/conclab/conclab/charts"
 	"github.com/conclab/conclab/display"
 	"github.com/conclab/conclab/kernel/cell"
@@ -563,6 +697,17 @@ if err != nil {
 sum"""),
  (C, """charts.SourceVsMeasured(source, res.Summary, "avg_ms")"""),
  (C, """charts.Latency(res.Summary)"""),
+ (M, """## Why: the blocked loop, the GIL and the pools
+
+The trace of every request (sampled evenly when there are many). `asyncio` runs the conversion *on*
+the event loop: each upload waits in `queue` for the loop while another's conversion (`cpu`, then
+`cpu_nogil`) blocks it. `sync` runs each upload on one of AnyIO's threads; `ThreadPool` waits for one
+of the executor's min(32, CPUs + 4) threads (`executor_wait`); `ProcessPool` sends the work to a worker
+process (`pool`). In all the thread styles the 20 ms that hold the GIL take turns (`gil_wait`)."""),
+ (C, """charts.Waterfall(res.Trace)"""),
+ (M, """Per thread: the event loop's lane for `asyncio` is blocked (top third) for a whole conversion per
+upload; the threads' GIL turns sit in the bottom third, never two of one process at once."""),
+ (C, """charts.Lanes(res.Trace)"""),
  *real_section("real000", """
 The source's app — four `/commiter/upload_*` endpoints in FastAPI, Pillow doing the conversion, the
 path inserted into SQLite (or MySQL with `CONCLAB_MYSQL_DSN`) — under real uvicorn, loaded by k6-style
@@ -637,6 +782,16 @@ slowest := avg["asyncio"] > avg["sync"] && avg["asyncio"] > avg["ThreadPool"] &&
 check("asyncio slowest (asyncio avg / sync avg)", slowest && avg["asyncio"] > 1.2*avg["sync"], avg["asyncio"]/avg["sync"])
 blocked := res.Summary.Where("strategy", "asyncio").Float("loop_blocked_max_ms", 0)
 check("asyncio loop blocked for a conversion (max ms)", blocked >= 80, blocked)
+// From the trace, exactly: every asyncio conversion (its GIL-free part
+// included) ran inside a callback that blocked the loop, and no process
+// ever had two GIL holders.
+asyncEvs := bench.EventsOf(res.Trace, "asyncio")
+in, all := trace.Within(asyncEvs, trace.CPUNoGIL, trace.LoopBlocked)
+check("asyncio conversions inside a blocked loop (share)", in == all && all > 0, float64(in)/math.Max(float64(all), 1))
+for _, name := range []string{"sync", "asyncio", "ThreadPool", "ProcessPool"} {
+	most := trace.MaxOverlapPerWorker(bench.EventsOf(res.Trace, name), trace.GIL)
+	check("GIL holders at once: "+name, most == 1, float64(most))
+}
 r := avg["ThreadPool"] / avg["sync"]
 check("ThreadPool ≈ sync (avg ratio 0.5–2.5)", r >= 0.5 && r <= 2.5, r)
 best := avg["sync"]
@@ -689,6 +844,7 @@ reading of "sync print" vs "async print". `--quick` runs 20 VUs for 1.5 s instea
 	"github.com/conclab/conclab/bench/load"
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
+	"github.com/conclab/conclab/bench/trace"
 	"github.com/conclab/conclab/bench/workload"
 	"github.com/conclab/conclab/charts"
 	"github.com/conclab/conclab/display"
@@ -781,6 +937,16 @@ measured"""),
 depend on the machine and on how many lines a request prints, the ratio much less."""),
  (C, """charts.SourceVsMeasured(source, measured, "rps_vs_none")"""),
  (C, """charts.Latency(res.Summary).LogY()"""),
+ (M, """## Why: the blocked loop
+
+The trace, request by request (an even sample of them): a `/doPrint` request spends almost all its
+time in `queue`, waiting for the event loop, while other requests' `write` calls — a thousand
+`write(2)`s each, made *on* the loop — block it. `/doPrintAsync` puts its lines on a queue (a little
+`cpu` on the loop) and `/dontPrint` does nothing, so their requests barely queue."""),
+ (C, """charts.Waterfall(res.Trace)"""),
+ (M, """The loop's own lane: for `/doPrint` it is blocked (top third) back to back, each callback one
+request's writes; the other two loops are mostly free."""),
+ (C, """charts.Lanes(res.Trace)"""),
  *real_section("realPrint", """
 The same three endpoints as a real FastAPI app under uvicorn with `PYTHONUNBUFFERED=1` (its stdout a
 log file), next to the model's three servers, both loaded by the same closed-VU client. CPython spends
@@ -822,6 +988,11 @@ check("doPrint throughput / dontPrint (want < 0.5)", measured.Float("rps_vs_none
 check("doPrint avg / doPrintAsync avg (want > 1.5)", measured.Float("avg_ms", sp) > 1.5*measured.Float("avg_ms", ap), measured.Float("avg_ms", sp)/measured.Float("avg_ms", ap))
 check("doPrintAsync throughput / dontPrint (want > doPrint's)", measured.Float("rps_vs_none", ap) > measured.Float("rps_vs_none", sp), measured.Float("rps_vs_none", ap))
 check("loop blocked per request: doPrint / dontPrint (want > 2)", blockedPer(sp) > 2*blockedPer(np), blockedPer(sp)/(blockedPer(np)+0.000001))
+// From the trace, exactly: every doPrint request's writes ran inside a
+// callback that blocked the loop (the loop blocked for the whole of each
+// blocking step).
+in, all := trace.Within(bench.EventsOf(res.Trace, "/doPrint"), trace.Write, trace.LoopBlocked)
+check("doPrint writes inside a blocked loop (share, want 1)", in == all && all > 0, float64(in)/(float64(all)+1e-9))
 if len(failed) > 0 {
 	panic(fmt.Sprintf("source 000's print shape did NOT hold for %v", failed))
 }
@@ -854,8 +1025,10 @@ Python process: one thread in a loop, coroutines around a blocking call, or coro
 	"os"
 	"time"
 
+	"github.com/conclab/conclab/bench"
 	"github.com/conclab/conclab/bench/cpython"
 	"github.com/conclab/conclab/bench/frame"
+	"github.com/conclab/conclab/bench/trace"
 	"github.com/conclab/conclab/charts"
 	"github.com/conclab/conclab/display"
 	"github.com/conclab/conclab/kernel/cell"
@@ -883,7 +1056,7 @@ source"""),
 
 Every client against every app; `order` is the first letter of each row in the order the rows reached
 the database, `in_order` is 1 when that is A..Z, as sent."""),
- (C, """model, err := cpython.Model004(cell.Context(), dsn, delay, 26)
+ (C, """model, appTrace, err := cpython.Model004Traced(cell.Context(), dsn, delay, 26)
 if err != nil {
 	panic(err)
 }
@@ -893,6 +1066,19 @@ if err != nil {
 }
 shown"""),
  (C, """charts.SourceVsMeasured(source, model, "vs_sync")"""),
+ (M, """## Why: overlap or none, next to the row order
+
+The apps' trace, one row per post in the order it reached the app: a client that posts one at a time
+gives a staircase on either app — each post's handler starts when the one before has answered, so
+the rows land A..Z — and the `async def` around a blocking `requests` call is the same staircase.
+Only aiohttp's posts overlap: their handlers run side by side, waiting together, and the inserts land
+in whatever order the waits end."""),
+ (C, """orders, err := model.Select("strategy", "order", "in_order")
+if err != nil {
+	panic(err)
+}
+display.Show(orders)
+charts.WaterfallRows(appTrace, 160)"""),
  *real_section("real004", """
 The source's two apps as real FastAPI apps under uvicorn (PyMySQL in a `def` handler; an `async def`
 handler awaiting aiomysql, or `asyncio.to_thread` for SQLite), each hit by the source's three clients as
@@ -925,6 +1111,21 @@ for i := 0; i < model.Len(); i++ {
 	fmt.Printf("%-34s %6.2f waits, rows %-8s (want %s): %v\\n", name, el/delay.Seconds(), shuffled, want, ok)
 	if !ok {
 		failed = append(failed, name)
+	}
+}
+// From the apps' trace: posts sent one at a time never overlap in the app;
+// aiohttp's do.
+for i := 0; i < model.Len(); i++ {
+	name := model.Text("strategy", i)
+	most := trace.MaxOverlap(bench.EventsOf(appTrace, name), trace.Handler)
+	ok := most == 1
+	want := "1"
+	if model.Text("client", i) == "aiohttp client" {
+		ok, want = most > 1, "> 1"
+	}
+	fmt.Printf("%-34s handlers at once in the app: %2d (want %s): %v\\n", name, most, want, ok)
+	if !ok {
+		failed = append(failed, name+" overlap")
 	}
 }
 if len(failed) > 0 {

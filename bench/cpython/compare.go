@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strconv"
 	"time"
 
+	"github.com/conclab/conclab/bench"
 	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/bench/trace"
 )
 
 // Agreement tolerances the lab states (issue 7): sleep-based scenarios
@@ -322,6 +325,37 @@ func client002Model(c Case002, wait time.Duration, cpus int) (pymodel.Config, py
 		return pymodel.Config{CPUs: cpus}, pymodel.Handler{Name: "check", Async: true, Steps: []pymodel.Step{s}}, nil
 	}
 	return pymodel.Config{}, pymodel.Handler{}, fmt.Errorf("cpython: unknown source-002 client mode %q", c.Mode)
+}
+
+// Trace002 runs source 002's clients on the model — each a modelled Python
+// process making c.N checks that wait wait: one thread (sequential), a pool
+// of Workers threads, or an event loop awaiting them all — and returns
+// their traces (bench.TraceColumns), one strategy per client named by
+// Client002Label: the waves of a pool are the waves of its io intervals.
+func Trace002(ctx context.Context, wait time.Duration, cases []Case002) (*frame.Frame, error) {
+	if len(cases) == 0 || wait <= 0 {
+		return nil, errors.New("cpython: Trace002: need cases and a positive wait")
+	}
+	out := bench.TraceFrame("", trace.Snapshot{})
+	out.Name = "source 002 clients on the model: trace"
+	for _, c := range cases {
+		cfg, h, err := client002Model(c, wait, runtime.NumCPU())
+		if err != nil {
+			return nil, err
+		}
+		rec := trace.NewRecorder(0)
+		cfg.Trace = rec
+		label := Client002Label(c.Mode, c.Workers)
+		if _, err := ModelBurst(ctx, label, cfg, 1, h, c.N); err != nil {
+			return nil, fmt.Errorf("cpython: Trace002: %s: %w", label, err)
+		}
+		snap := rec.Snapshot()
+		trace.Renumber(snap.Events)
+		if out, err = frame.Concat(out.Name, out, bench.TraceFrame(label, snap)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Compare002 runs source 002's clients for real (App002's /health waiting

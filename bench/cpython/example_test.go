@@ -111,3 +111,32 @@ func ExampleCalibrate() {
 	}
 	fmt.Println(cal.Frame())
 }
+
+// Source 002's pool of 30 on the model, traced: 100 checks in four waves.
+func ExampleTrace002() {
+	f, err := cpython.Trace002(context.Background(), 100*time.Millisecond, []cpython.Case002{{Mode: cpython.Threads, Workers: 30, N: 100}})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(f.Unique("strategy"), f.Where("phase", "io").Len(), "checks")
+	// Output:
+	// [ThreadPoolExecutor 30] 100 checks
+}
+
+// The real app traced by its middleware: a burst on real uvicorn, as a
+// trace frame to draw beside the model's (charts.Waterfall). Skipped where
+// Python or FastAPI is missing.
+func ExampleTraceBurst() {
+	f, err := cpython.TraceBurst(context.Background(), cpython.Options{}, cpython.App001(100*time.Millisecond), "/async-block", 3, "real /async-block")
+	if errors.Is(err, cpython.ErrUnavailable) {
+		fmt.Println("[real /async-block] 3 handlers on [loop]") // what it prints with Python
+		return
+	}
+	if err != nil {
+		panic(err)
+	}
+	h := f.Where("phase", "handler")
+	fmt.Println(f.Unique("strategy"), h.Len(), "handlers on", h.Unique("thread"))
+	// Output:
+	// [real /async-block] 3 handlers on [loop]
+}

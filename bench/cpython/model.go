@@ -17,7 +17,8 @@ import (
 // summary frame like Burst's: elapsed_s is the batch, latencies are
 // per request, and gil_wait_ms, loop_blocked_ms, queue_wait_ms come from the
 // runtimes. It drives the runtime in process (no HTTP), so it shows the
-// model's concurrency without a network stack.
+// model's concurrency without a network stack. A cfg.Trace recorder
+// records every runtime's trace (worker i+1 for several).
 func ModelBurst(ctx context.Context, strategy string, cfg pymodel.Config, workers int, h pymodel.Handler, n int) (*frame.Frame, error) {
 	if n <= 0 || n > MaxBurst {
 		return nil, fmt.Errorf("cpython: ModelBurst: n must be in 1..%d, got %d", MaxBurst, n)
@@ -114,7 +115,11 @@ func startRuntimes(ctx context.Context, cfg pymodel.Config, workers int) ([]*pym
 	workers = max(workers, 1)
 	var rts []*pymodel.Runtime
 	for i := 0; i < workers; i++ {
-		rt, err := pymodel.New(cfg)
+		c := cfg
+		if workers > 1 {
+			c.Worker = i + 1 // one recorder (cfg.Trace) tells the processes apart
+		}
+		rt, err := pymodel.New(c)
 		if err == nil {
 			err = rt.Start(ctx)
 		}

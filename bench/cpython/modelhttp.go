@@ -12,10 +12,17 @@ import (
 // workers are real processes there), so the same client can drive model
 // and reality. The caller must Close it.
 func startModel(ctx context.Context, st strategy.Strategy, steps []pymodel.Step) (*strategy.Server, error) {
+	return startModelTraced(ctx, st, steps, 0)
+}
+
+// startModelTraced is startModel recording a trace of up to traceEvents
+// events (0: none).
+func startModelTraced(ctx context.Context, st strategy.Strategy, steps []pymodel.Step, traceEvents int) (*strategy.Server, error) {
 	srv, err := strategy.New(st, pymodel.Workload{Name: st.Name, Steps: steps})
 	if err != nil {
 		return nil, fmt.Errorf("cpython: model server %q: %w", st.Name, err)
 	}
+	srv.TraceEvents = traceEvents
 	if err := srv.Start(ctx); err != nil {
 		return nil, fmt.Errorf("cpython: model server %q: %w", st.Name, err)
 	}

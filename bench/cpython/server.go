@@ -50,6 +50,11 @@ type Options struct {
 	// concurrency alone, with the real stack's fixed cost shown as a band.
 	// Source 002's clients are always modelled in process.
 	ModelOverHTTP bool
+	// Trace makes the app record every request's phases (a small
+	// middleware, _conclab.py's trace_fastapi / trace_flask: a line per
+	// interval written to a file in the server's directory), read back
+	// with Server.Trace. Off by default: it is a write per request.
+	Trace bool
 	// BestOf makes Compare003 run each batch (real and model) that many
 	// times and keep the fastest, as timeit does: on a shared machine
 	// other processes only ever slow a run down. 0 or 1 means one run.
@@ -226,6 +231,9 @@ func (s *Server) start(ctx context.Context) error {
 	}
 	for k, v := range s.app.Env {
 		vars[k] = v
+	}
+	if s.opts.Trace {
+		vars["CONCLAB_TRACE_DIR"] = filepath.Join(dir, "trace")
 	}
 	if s.app.DB != nil {
 		table := s.app.DB.Table

@@ -13,9 +13,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/conclab/conclab/bench"
 	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
+	"github.com/conclab/conclab/bench/trace"
 	"github.com/conclab/conclab/bench/workload"
 )
 
@@ -55,29 +57,47 @@ func Emails004(n int) []string {
 // they landed as sent) and vs_sync (elapsed over the sync client on the
 // sync app).
 func Model004(ctx context.Context, dsn string, delay time.Duration, n int) (*frame.Frame, error) {
-	return model004(ctx, dsn, delay, n, 0)
+	f, _, err := model004(ctx, dsn, delay, n, 0, false)
+	return f, err
 }
 
-func model004(ctx context.Context, dsn string, delay time.Duration, n, cpus int) (*frame.Frame, error) {
+// Model004Traced is Model004 that also returns the app servers' traces
+// (bench.TraceColumns, one strategy per row of the summary): whether the
+// posts' handlers overlapped, next to the order the rows landed in.
+func Model004Traced(ctx context.Context, dsn string, delay time.Duration, n int) (summary, traces *frame.Frame, err error) {
+	return model004(ctx, dsn, delay, n, 0, true)
+}
+
+func model004(ctx context.Context, dsn string, delay time.Duration, n, cpus int, traced bool) (*frame.Frame, *frame.Frame, error) {
 	if n <= 0 || n > 1000 {
-		return nil, fmt.Errorf("cpython: Model004: n must be in 1..1000, got %d", n)
+		return nil, nil, fmt.Errorf("cpython: Model004: n must be in 1..1000, got %d", n)
 	}
 	if delay < 0 || delay > time.Minute {
-		return nil, fmt.Errorf("cpython: Model004: delay must be in 0..1m, got %v", delay)
+		return nil, nil, fmt.Errorf("cpython: Model004: delay must be in 0..1m, got %v", delay)
 	}
 	out := newSummaryFrame("source 004 on the model")
+	traces := bench.TraceFrame("", trace.Snapshot{})
+	traces.Name = "source 004 on the model: trace"
 	for _, app := range Apps004 {
 		for _, client := range Clients004 {
-			row, err := runModel004(ctx, dsn, app, client, delay, n, cpus)
+			row, tr, err := runModel004(ctx, dsn, app, client, delay, n, cpus, traced)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if out, err = frame.Concat(out.Name, out, row); err != nil {
-				return nil, err
+				return nil, nil, err
+			}
+			if traced {
+				if traces, err = frame.Concat(traces.Name, traces, bench.TraceFrame(Label004(client, app), tr)); err != nil {
+					return nil, nil, err
+				}
 			}
 		}
 	}
-	return withVsSync(out), nil
+	if !traced {
+		traces = nil
+	}
+	return withVsSync(out), traces, nil
 }
 
 // withVsSync adds vs_sync: elapsed_s over the sync client on the sync app.
@@ -95,15 +115,16 @@ func withVsSync(f *frame.Frame) *frame.Frame {
 	})
 }
 
-func runModel004(ctx context.Context, dsn, app, client string, delay time.Duration, n, cpus int) (*frame.Frame, error) {
+func runModel004(ctx context.Context, dsn, app, client string, delay time.Duration, n, cpus int, traced bool) (*frame.Frame, trace.Snapshot, error) {
+	var none trace.Snapshot
 	db, err := workload.OpenDB(ctx, dsn)
 	if err != nil {
-		return nil, fmt.Errorf("cpython: Model004: %w", err)
+		return nil, none, fmt.Errorf("cpython: Model004: %w", err)
 	}
 	defer db.Close()
 	st, err := strategy.Preset(app)
 	if err != nil {
-		return nil, fmt.Errorf("cpython: Model004: %w", err)
+		return nil, none, fmt.Errorf("cpython: Model004: %w", err)
 	}
 	st.CPUs = cpus
 	var steps []pymodel.Step
@@ -112,27 +133,35 @@ func runModel004(ctx context.Context, dsn, app, client string, delay time.Durati
 	}
 	steps = append(steps, strategy.DBInsertField(db, "email"))
 	label := Label004(client, app)
-	srv, err := startModel(ctx, st, steps)
+	traceEvents := 0
+	if traced {
+		traceEvents = trace.DefaultCap
+	}
+	srv, err := startModelTraced(ctx, st, steps, traceEvents)
 	if err != nil {
-		return nil, fmt.Errorf("cpython: Model004: %s: %w", label, err)
+		return nil, none, fmt.Errorf("cpython: Model004: %s: %w", label, err)
 	}
 	defer srv.Close()
 	cfg, h, closeClient, err := client004Model(client, srv.URL()+"/users", n, cpus)
 	if err != nil {
-		return nil, err
+		return nil, none, err
 	}
 	defer closeClient()
 	m, err := ModelBurst(ctx, label, cfg, 1, h, n)
 	if err != nil {
-		return nil, fmt.Errorf("cpython: Model004: %s: %w", label, err)
+		return nil, none, fmt.Errorf("cpython: Model004: %s: %w", label, err)
+	}
+	tr, err := srv.Trace()
+	if err != nil {
+		return nil, none, fmt.Errorf("cpython: Model004: %s: %w", label, err)
 	}
 	rows, err := db.Rows(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("cpython: Model004: %s: %w", label, err)
+		return nil, none, fmt.Errorf("cpython: Model004: %s: %w", label, err)
 	}
 	got := rows.Texts("value")
 	if e := m.Float("errors", 0); e > 0 || len(got) != n {
-		return nil, fmt.Errorf("cpython: Model004: %s: %v of %d posts failed (%s), %d rows landed", label, e, n, m.Text("first_error", 0), len(got))
+		return nil, none, fmt.Errorf("cpython: Model004: %s: %v of %d posts failed (%s), %d rows landed", label, e, n, m.Text("first_error", 0), len(got))
 	}
 	return extend(m, func(_ int, r frame.Row) {
 		r["client"], r["load"] = Client004Label(client), strconv.Itoa(n)+" posts"
@@ -140,7 +169,7 @@ func runModel004(ctx context.Context, dsn, app, client string, delay time.Durati
 		r["rows"] = len(got)
 		r["order"] = firstLetters(got)
 		r["in_order"] = equalStrings(got, Emails004(n))
-	}), nil
+	}), tr, nil
 }
 
 // client004Model is a source-004 client as a modelled Python process whose
@@ -286,7 +315,7 @@ func Compare004(ctx context.Context, opts Options, db *DB, delay time.Duration, 
 		}
 		srv.Close()
 	}
-	model, err := model004(ctx, db.MySQLDSN, delay, n, env.CPUs)
+	model, _, err := model004(ctx, db.MySQLDSN, delay, n, env.CPUs, false)
 	if err != nil {
 		return nil, err
 	}

@@ -56,24 +56,29 @@ func (g *GIL) Interval() time.Duration {
 }
 
 // Acquire takes the GIL, waiting in FIFO order behind earlier waiters.
-func (g *GIL) Acquire() {
+func (g *GIL) Acquire() { g.acquire() }
+
+// acquire takes the GIL and reports when it was asked for, when it was
+// got (the holder's since) and whether it had to wait.
+func (g *GIL) acquire() (start, since time.Time, waited bool) {
 	if g.FreeThreaded() {
 		return
 	}
-	start := time.Now()
+	start = time.Now()
 	g.mu.Lock()
 	if !g.held && len(g.waiters) == 0 {
 		g.held = true
 		g.since = start
 		g.mu.Unlock()
 		g.acquires.Add(1)
-		return
+		return start, start, false
 	}
 	ch := make(chan struct{})
 	g.waiters = append(g.waiters, ch)
 	g.nwait.Add(1)
 	g.mu.Unlock()
-	<-ch // ownership handed over by Release; since set there
+	<-ch            // ownership handed over by Release; since set there
+	since = g.since // written before the hand-off; only the holder changes it
 	w := time.Since(start).Nanoseconds()
 	g.waitNs.Add(w)
 	g.acquires.Add(1)
@@ -83,14 +88,18 @@ func (g *GIL) Acquire() {
 			break
 		}
 	}
+	return start, since, true
 }
 
 // Release gives the GIL up, handing it directly to the longest waiter.
-func (g *GIL) Release() {
+func (g *GIL) Release() { g.release() }
+
+// release gives the GIL up and returns when: the next holder's since.
+func (g *GIL) release() (now time.Time) {
 	if g.FreeThreaded() {
 		return
 	}
-	now := time.Now()
+	now = time.Now()
 	g.mu.Lock()
 	if !g.held {
 		g.mu.Unlock()
@@ -105,10 +114,11 @@ func (g *GIL) Release() {
 		g.since = now
 		g.mu.Unlock()
 		close(ch)
-		return
+		return now
 	}
 	g.held = false
 	g.mu.Unlock()
+	return now
 }
 
 // Yield is the eval-breaker check a CPU step makes between chunks of work:
@@ -116,19 +126,25 @@ func (g *GIL) Release() {
 // interval and another thread is waiting, it drops the GIL, which goes to the
 // longest waiter, and queues to take it back. It reports whether it switched.
 func (g *GIL) Yield() bool {
-	if g.FreeThreaded() || g.nwait.Load() == 0 {
-		return false
-	}
-	g.mu.Lock()
-	due := time.Since(g.since) >= g.interval && len(g.waiters) > 0
-	g.mu.Unlock()
-	if !due {
+	if !g.due() {
 		return false
 	}
 	g.handoffs.Add(1)
 	g.Release()
 	g.Acquire()
 	return true
+}
+
+// due reports whether the holder must hand the GIL over: it has held it for
+// the switch interval and another thread waits.
+func (g *GIL) due() bool {
+	if g.FreeThreaded() || g.nwait.Load() == 0 {
+		return false
+	}
+	g.mu.Lock()
+	d := time.Since(g.since) >= g.interval && len(g.waiters) > 0
+	g.mu.Unlock()
+	return d
 }
 
 // GILStats are cumulative counters of a GIL.

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/conclab/conclab/bench/trace"
 )
 
 // DefaultSlowCallback is asyncio's loop.slow_callback_duration: a callback
@@ -24,6 +26,9 @@ type Loop struct {
 	slow time.Duration
 	warn func(string)
 
+	rec    *trace.Recorder // nil: not tracing
+	worker int
+
 	mu     sync.Mutex
 	queue  []loopCall
 	closed bool
@@ -41,26 +46,31 @@ type Loop struct {
 
 type loopCall struct {
 	label string
+	req   int64 // the request the callback works for (traces)
 	fn    func(t *pythread)
 }
 
 // newLoop starts a loop. slow <= 0 disables slow-callback warnings. warn, if
 // not nil, receives each warning line as well.
-func newLoop(gil *GIL, cpu *atomic.Int64, slow time.Duration, warn func(string)) *Loop {
-	l := &Loop{gil: gil, cpu: cpu, slow: slow, warn: warn, wake: make(chan struct{}, 1), done: make(chan struct{})}
+// rec, if not nil, records each callback as a loop_blocked interval.
+func newLoop(gil *GIL, cpu *atomic.Int64, slow time.Duration, warn func(string), rec *trace.Recorder, worker int) *Loop {
+	l := &Loop{gil: gil, cpu: cpu, slow: slow, warn: warn, rec: rec, worker: worker, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go l.run()
 	return l
 }
 
 // call schedules fn (call_soon_threadsafe). It reports false if the loop is
 // closed, in which case fn will never run.
-func (l *Loop) call(label string, fn func(t *pythread)) bool {
+func (l *Loop) call(label string, fn func(t *pythread)) bool { return l.callFor(0, label, fn) }
+
+// callFor is call for request req (named in traces).
+func (l *Loop) callFor(req int64, label string, fn func(t *pythread)) bool {
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
 		return false
 	}
-	l.queue = append(l.queue, loopCall{label, fn})
+	l.queue = append(l.queue, loopCall{label, req, fn})
 	l.mu.Unlock()
 	select {
 	case l.wake <- struct{}{}:
@@ -71,7 +81,7 @@ func (l *Loop) call(label string, fn func(t *pythread)) bool {
 
 func (l *Loop) run() {
 	defer close(l.done)
-	t := &pythread{gil: l.gil, cpuNs: l.cpu, onLoop: true}
+	t := &pythread{gil: l.gil, cpuNs: l.cpu, onLoop: true, rec: l.rec, worker: l.worker, name: LoopThread}
 	for {
 		l.mu.Lock()
 		if len(l.queue) == 0 {
@@ -88,10 +98,15 @@ func (l *Loop) run() {
 		l.queue = l.queue[1:]
 		l.mu.Unlock()
 
+		t.req = c.req
 		t.acquire()
 		start := time.Now()
 		c.fn(t)
 		d := time.Since(start)
+		if l.rec != nil {
+			l.rec.Add(trace.Event{Request: c.req, Worker: l.worker, Thread: LoopThread, Phase: trace.LoopBlocked,
+				Start: start.UnixNano(), End: start.Add(d).UnixNano()})
+		}
 		t.release()
 		l.account(c.label, d)
 		for i, fn := range t.after {

@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/conclab/conclab/bench/trace"
 )
 
 // Environment variable that puts a re-executed binary in worker mode.
@@ -68,6 +70,7 @@ type ProcessPool struct {
 type procWorker struct {
 	cmd    *exec.Cmd
 	pid    int
+	lane   string   // "pool worker N", N in order of start (traces)
 	toW    *os.File // parent's write end
 	fromW  *os.File // parent's read end
 	r      *bufio.Reader
@@ -129,7 +132,7 @@ func (p *ProcessPool) spawn(ctx context.Context) (*procWorker, error) {
 		toW.Close()
 		return nil, err
 	}
-	w := &procWorker{cmd: cmd, toW: toW, fromW: fromW, r: bufio.NewReaderSize(fromW, 64<<10), stderr: &tailBuffer{max: 4096}, waited: make(chan struct{})}
+	w := &procWorker{lane: fmt.Sprintf("pool worker %d", poolWorkers.Add(1)), cmd: cmd, toW: toW, fromW: fromW, r: bufio.NewReaderSize(fromW, 64<<10), stderr: &tailBuffer{max: 4096}, waited: make(chan struct{})}
 	cmd.ExtraFiles = []*os.File{childIn, childOut}
 	cmd.Stderr = w.stderr
 	err = cmd.Start()
@@ -209,6 +212,17 @@ func (w *procWorker) kill() {
 // FIFO order, and waits for its result. If the worker dies, Run fails and the
 // worker is replaced. Cancelling ctx kills the worker running s.
 func (p *ProcessPool) Run(ctx context.Context, s Step) (PoolResult, error) {
+	return p.RunTraced(ctx, s, nil, 0, 0)
+}
+
+// poolWorkers numbers pool worker processes for their trace lanes.
+var poolWorkers atomic.Int64
+
+// RunTraced is Run recording, when rec is not nil, the wait for an idle
+// worker process (executor_wait, lane "process pool wait") and the step's
+// round trip on the worker that ran it (pool, lane "pool worker N"), for
+// request req of worker process worker.
+func (p *ProcessPool) RunTraced(ctx context.Context, s Step, rec *trace.Recorder, worker int, req int64) (PoolResult, error) {
 	if !s.Portable() {
 		return PoolResult{}, fmt.Errorf("pymodel: step %s is a Go function of this process and cannot run in a process pool", s.Label())
 	}
@@ -216,12 +230,20 @@ func (p *ProcessPool) Run(ctx context.Context, s Step) (PoolResult, error) {
 		return PoolResult{}, err
 	}
 	var w *procWorker
+	var t0 time.Time
+	if rec != nil {
+		t0 = time.Now()
+	}
 	select {
 	case w = <-p.idle:
 	case <-ctx.Done():
 		return PoolResult{}, ctx.Err()
 	case <-p.stopped:
 		return PoolResult{}, errors.New("pymodel: process pool closed")
+	}
+	if rec != nil {
+		t0 = rec.Span(req, worker, ProcessPoolLane+" wait", trace.ExecutorWait, t0)
+		defer rec.Span(req, worker, w.lane, trace.Pool, t0)
 	}
 	p.tasks.Add(1)
 	res, stepErr, err := p.exchange(ctx, w, s)

@@ -2,12 +2,14 @@ package pymodel_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/bench/trace"
 )
 
 func TestProcessPoolRunsStepsWithPayload(t *testing.T) {
@@ -97,13 +99,33 @@ func TestProcessPoolWorkerCannotStart(t *testing.T) {
 // worker processes while the GIL serialises threads.
 func TestRuntimeProcessExecutor(t *testing.T) {
 	t.Parallel()
-	rt := startRuntime(t, pymodel.Config{CPUs: 2, StartProcessPool: true})
+	rec := trace.NewRecorder(0)
+	rt := startRuntime(t, pymodel.Config{CPUs: 2, StartProcessPool: true, Trace: rec})
 	s := pymodel.Sleep(wait)
 	s.Call = pymodel.ProcessExecutor
-	// 4 waits on 2 workers: two waves.
-	within(t, "4 process-pool sleeps on 2 workers", func() time.Duration {
-		return burst(t, rt, 4, pymodel.Handler{Async: true, Steps: []pymodel.Step{s}})
-	}, 2)
+	// 4 waits on 2 workers: two waves, read from the trace (exact), and a
+	// batch that cannot beat them.
+	d := burst(t, rt, 4, pymodel.Handler{Async: true, Steps: []pymodel.Step{s}})
+	evs := rec.Snapshot().Events
+	if got := fmt.Sprint(trace.Waves(evs, trace.Pool)); got != "[2 2]" {
+		t.Errorf("waves of pool runs = %s; want [2 2]", got)
+	}
+	if got := trace.MaxOverlap(evs, trace.Pool); got != 2 {
+		t.Errorf("pool runs at once = %d; want 2 (two workers)", got)
+	}
+	lanes := map[string]bool{}
+	for _, e := range trace.Filter(evs, trace.Pool) {
+		lanes[e.Thread] = true
+	}
+	if len(lanes) != 2 {
+		t.Errorf("pool runs on %d worker lanes (%v); want 2", len(lanes), lanes)
+	}
+	if n := len(trace.Filter(evs, trace.ExecutorWait)); n != 4 {
+		t.Errorf("%d waits for a pool worker; want 4", n)
+	}
+	if d < 2*wait {
+		t.Errorf("4 sleeps of %v on 2 workers took %v; two waves take at least %v", wait, d, 2*wait)
+	}
 	if st := rt.Stats(); st.Pool.Tasks%4 != 0 || st.Pool.Workers != 2 {
 		t.Errorf("pool stats %+v", st.Pool)
 	}

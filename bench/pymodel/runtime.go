@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/conclab/conclab/bench/trace"
 )
 
 // Python's pool sizes.
@@ -72,6 +74,12 @@ type Config struct {
 	// WorkerCommand overrides the command that starts a process-pool worker
 	// (default: this executable in worker mode). For tests of failure paths.
 	WorkerCommand []string
+	// Trace, if not nil, records every request's phases, the GIL's holders
+	// and the loop's callbacks (see bench/trace). Nil: tracing off.
+	Trace *trace.Recorder
+	// Worker numbers this process among a prefork server's workers (its
+	// trace events' worker); 0 for a single process.
+	Worker int
 }
 
 // withDefaults fills zero fields and validates the rest.
@@ -133,6 +141,11 @@ type Handler struct {
 
 // Timing splits one request's time at the server.
 type Timing struct {
+	// Request is the request's number in the runtime's trace (0 when not
+	// tracing); Done is when the handler returned (when Handle did, if the
+	// handler never ran): from there the response goes back.
+	Request int64
+	Done    time.Time
 	// Queue is the time from arrival until the handler started: waiting
 	// for the event loop, a thread-limiter token or a WSGI thread.
 	Queue time.Duration
@@ -155,9 +168,10 @@ type Runtime struct {
 	cancel context.CancelFunc
 	loop   *Loop
 
-	limiter    chan struct{}
-	executor   chan struct{}
-	threadExec chan struct{}
+	rec        *trace.Recorder
+	limiter    *pool
+	executor   *pool
+	threadExec *pool
 
 	mu      sync.Mutex
 	started bool
@@ -183,9 +197,10 @@ func New(cfg Config) (*Runtime, error) {
 	return &Runtime{
 		cfg:        c,
 		gil:        NewGIL(c.SwitchInterval, c.FreeThreaded),
-		limiter:    make(chan struct{}, c.Threads),
-		executor:   make(chan struct{}, c.Executor),
-		threadExec: make(chan struct{}, c.ThreadExecutor),
+		rec:        c.Trace,
+		limiter:    newPool(limiterName(c.Mode), c.Threads),
+		executor:   newPool("to_thread", c.Executor),
+		threadExec: newPool("pool-thread", c.ThreadExecutor),
 	}, nil
 }
 
@@ -211,7 +226,7 @@ func (r *Runtime) Start(ctx context.Context) error {
 			var wmu sync.Mutex
 			warn = func(s string) { wmu.Lock(); fmt.Fprintln(w, s); wmu.Unlock() }
 		}
-		r.loop = newLoop(r.gil, &r.cpuNs, r.cfg.SlowCallback, warn)
+		r.loop = newLoop(r.gil, &r.cpuNs, r.cfg.SlowCallback, warn, r.rec, r.cfg.Worker)
 	}
 	r.mu.Unlock()
 	if r.cfg.StartProcessPool {
@@ -300,32 +315,39 @@ func (r *Runtime) ProcessPool() *ProcessPool {
 	return r.pool
 }
 
-// acquireToken takes a token from sem in FIFO order, or fails with ctx.
-func acquireToken(ctx context.Context, sem chan struct{}) error {
-	select {
-	case sem <- struct{}{}:
-		return nil
-	default:
+// limiterName names a mode's request threads: AnyIO's worker threads
+// (uvicorn) or gunicorn's gthread threads.
+func limiterName(mode string) string {
+	if mode == WSGI {
+		return "gthread"
 	}
-	select {
-	case sem <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return "anyio"
 }
 
 // request is one in-flight call of Handle.
 type request struct {
 	ctx     context.Context
 	h       Handler
+	id      int64 // trace number; 0 when not tracing
 	arrive  time.Time
 	started atomic.Int64 // UnixNano when the handler started; 0 if not yet
+	ended   atomic.Int64 // UnixNano when the handler returned; 0 if not yet
 	once    sync.Once
 	done    chan error
+
+	lane string // where the handler runs (traces); written before started
 }
 
 func (q *request) start() { q.started.Store(time.Now().UnixNano()) }
+
+// startOn marks the handler started on lane.
+func (q *request) startOn(lane string) {
+	q.lane = lane
+	q.start()
+}
+
+// end marks the handler returned.
+func (q *request) end() { q.ended.CompareAndSwap(0, time.Now().UnixNano()) }
 
 func (q *request) finish(err error) {
 	q.once.Do(func() { q.done <- err })
@@ -355,22 +377,24 @@ func (r *Runtime) Handle(ctx context.Context, h Handler) (Timing, error) {
 	stop := context.AfterFunc(r.ctx, cancel)
 	defer stop()
 
-	q := &request{ctx: rctx, h: h, arrive: time.Now(), done: make(chan error, 1)}
+	q := &request{ctx: rctx, h: h, id: r.rec.NextRequest(), arrive: time.Now(), done: make(chan error, 1)}
 	r.requests.Add(1)
 	var launched bool
 	switch {
 	case r.cfg.Mode == WSGI:
-		launched = r.goTracked(func() { q.finish(r.runThreaded(q, r.limiter)) })
+		launched = r.goTracked(func() { q.finish(r.runThreaded(q, r.limiter, trace.ThreadWait, q.arrive)) })
 	case h.Async:
-		launched = r.loop.call(h.label(), func(t *pythread) {
-			q.start()
+		launched = r.loop.callFor(q.id, h.label(), func(t *pythread) {
+			r.span(q.id, QueueLane, trace.Queue, q.arrive)
+			q.startOn(TaskLane)
 			r.runOnLoop(q, 0, t)
 		})
 	default:
-		launched = r.loop.call(h.label(), func(t *pythread) {
+		launched = r.loop.callFor(q.id, h.label(), func(t *pythread) {
+			dispatched := r.span(q.id, QueueLane, trace.Queue, q.arrive)
 			if !r.goTracked(func() {
-				err := r.runThreaded(q, r.limiter)
-				if !r.loop.call(h.label(), func(t *pythread) { t.afterCallback(func() { q.finish(err) }) }) {
+				err := r.runThreaded(q, r.limiter, trace.LimiterWait, dispatched)
+				if !r.loop.callFor(q.id, h.label(), func(t *pythread) { t.afterCallback(func() { q.finish(err) }) }) {
 					q.finish(ErrClosed)
 				}
 			}) {
@@ -392,13 +416,21 @@ func (r *Runtime) Handle(ctx context.Context, h Handler) (Timing, error) {
 		}
 	}
 	end := time.Now()
-	var tm Timing
+	tm := Timing{Request: q.id, Done: end}
 	if ns := q.started.Load(); ns == 0 {
 		tm.Queue = end.Sub(q.arrive)
 	} else {
 		started := time.Unix(0, ns)
 		tm.Queue = started.Sub(q.arrive)
 		tm.Service = end.Sub(started)
+		e := q.ended.Load()
+		if e == 0 {
+			e = end.UnixNano()
+		}
+		tm.Done = time.Unix(0, e)
+		if r.rec != nil {
+			r.rec.Add(trace.Event{Request: q.id, Worker: r.cfg.Worker, Thread: q.lane, Phase: trace.Handler, Start: ns, End: e})
+		}
 	}
 	if err != nil {
 		r.errors.Add(1)
@@ -427,18 +459,28 @@ func (h Handler) label() string {
 	return fmt.Sprintf("%s handler [%s]", kind, w.Label())
 }
 
-// newThread is a fresh Python thread of this runtime.
-func (r *Runtime) newThread() *pythread { return &pythread{gil: r.gil, cpuNs: &r.cpuNs} }
+// newThread is a Python thread of this runtime, named name in traces,
+// working for request req.
+func (r *Runtime) newThread(name string, req int64) *pythread {
+	return &pythread{gil: r.gil, cpuNs: &r.cpuNs, rec: r.rec, worker: r.cfg.Worker, name: name, req: req}
+}
 
-// runThreaded runs a def handler on a thread from sem: it waits for a token,
-// takes the GIL and runs every step blocking.
-func (r *Runtime) runThreaded(q *request, sem chan struct{}) error {
-	if err := acquireToken(q.ctx, sem); err != nil {
+// runThreaded runs a def handler on a thread from p: it waits for one
+// (traced as phase wait, from since), takes the GIL and runs every step
+// blocking.
+func (r *Runtime) runThreaded(q *request, p *pool, wait trace.Phase, since time.Time) error {
+	slot, err := p.take(q.ctx)
+	if r.rec != nil {
+		r.span(q.id, p.name+" wait", wait, since)
+	}
+	if err != nil {
 		return err
 	}
-	defer func() { <-sem }()
-	q.start()
-	t := r.newThread()
+	defer p.put(slot)
+	name := p.thread(slot)
+	q.startOn(name)
+	defer q.end()
+	t := r.newThread(name, q.id)
 	t.acquire()
 	defer t.release()
 	for _, s := range q.h.Steps {
@@ -459,34 +501,41 @@ func (r *Runtime) callBlocking(ctx context.Context, t *pythread, s Step) error {
 	}
 	t.release()
 	defer t.acquire()
-	return r.offload(ctx, s)
+	return r.offload(ctx, t.req, s)
 }
 
-// offload runs s on the pool its Call names and waits for it.
-func (r *Runtime) offload(ctx context.Context, s Step) error {
-	var sem chan struct{}
+// offload runs s, for request req, on the pool its Call names and waits
+// for it.
+func (r *Runtime) offload(ctx context.Context, req int64, s Step) error {
+	var p *pool
+	wait := trace.ExecutorWait
 	switch s.Call {
 	case ToThread:
-		sem = r.executor
+		p = r.executor
 	case Threadpool:
-		sem = r.limiter
+		p, wait = r.limiter, trace.LimiterWait
 	case ThreadExecutor:
-		sem = r.threadExec
+		p = r.threadExec
 	case ProcessExecutor:
-		p, err := r.processPool(ctx)
+		pp, err := r.processPool(ctx)
 		if err != nil {
 			return err
 		}
-		_, err = p.Run(ctx, s)
+		_, err = pp.RunTraced(ctx, s, r.rec, r.cfg.Worker, req)
 		return err
 	default:
 		return fmt.Errorf("pymodel: step %s: cannot offload with call %q", s.Label(), s.Call)
 	}
-	if err := acquireToken(ctx, sem); err != nil {
+	start := time.Now()
+	slot, err := p.take(ctx)
+	if r.rec != nil {
+		r.span(req, p.name+" wait", wait, start)
+	}
+	if err != nil {
 		return err
 	}
-	defer func() { <-sem }()
-	t := r.newThread()
+	defer p.put(slot)
+	t := r.newThread(p.thread(slot), req)
 	t.acquire()
 	defer t.release()
 	return t.run(ctx, s)
@@ -500,6 +549,7 @@ func (r *Runtime) runOnLoop(q *request, i int, t *pythread) {
 		call := s.Call
 		if call == "" || call == Block || (call == Await && !s.IsIO()) {
 			if err := t.run(q.ctx, s); err != nil {
+				q.end()
 				t.afterCallback(func() { q.finish(err) })
 				return
 			}
@@ -508,14 +558,20 @@ func (r *Runtime) runOnLoop(q *request, i int, t *pythread) {
 		next := i + 1
 		var work func() error
 		if call == Await {
-			work = func() error { return runIO(q.ctx, s) }
+			work = func() error {
+				start := time.Now()
+				err := runIO(q.ctx, s)
+				r.span(q.id, TaskLane, StepPhase(s), start)
+				return err
+			}
 		} else {
-			work = func() error { return r.offload(q.ctx, s) }
+			work = func() error { return r.offload(q.ctx, q.id, s) }
 		}
 		if !r.goTracked(func() {
 			err := work()
-			if !r.loop.call(q.h.label(), func(t *pythread) {
+			if !r.loop.callFor(q.id, q.h.label(), func(t *pythread) {
 				if err != nil {
+					q.end()
 					t.afterCallback(func() { q.finish(err) })
 					return
 				}
@@ -528,5 +584,6 @@ func (r *Runtime) runOnLoop(q *request, i int, t *pythread) {
 		}
 		return
 	}
+	q.end()
 	t.afterCallback(func() { q.finish(nil) })
 }

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
+
+	"github.com/conclab/conclab/bench/trace"
 )
 
 // pythread is one Python thread: it either holds its process's GIL or not.
@@ -17,6 +19,14 @@ type pythread struct {
 
 	onLoop bool     // the event loop's thread
 	after  []func() // run by the loop once the current callback is accounted
+
+	// Tracing (rec nil: off): the lane's name, its worker process, the
+	// request it is working for, and when it took the GIL.
+	rec       *trace.Recorder
+	worker    int
+	name      string
+	req       int64
+	heldSince time.Time
 }
 
 // afterCallback runs fn once the current loop callback has ended and been
@@ -31,17 +41,31 @@ func (t *pythread) afterCallback(fn func()) {
 }
 
 func (t *pythread) acquire() {
-	if !t.holds {
+	if t.holds {
+		return
+	}
+	if t.rec == nil || t.gil.FreeThreaded() {
 		t.gil.Acquire()
 		t.holds = true
+		return
 	}
+	start, since, waited := t.gil.acquire()
+	if waited {
+		t.rec.Add(trace.Event{Request: t.req, Worker: t.worker, Thread: t.name, Phase: trace.GILWait, Start: start.UnixNano(), End: since.UnixNano()})
+	}
+	t.heldSince = since
+	t.holds = true
 }
 
 func (t *pythread) release() {
-	if t.holds {
-		t.gil.Release()
-		t.holds = false
+	if !t.holds {
+		return
 	}
+	end := t.gil.release() // the next holder's since: held intervals touch, never overlap
+	if t.rec != nil && !t.gil.FreeThreaded() {
+		t.rec.Add(trace.Event{Request: t.req, Worker: t.worker, Thread: t.name, Phase: trace.GIL, Start: t.heldSince.UnixNano(), End: end.UnixNano()})
+	}
+	t.holds = false
 }
 
 // run executes s on this thread, blocking: I/O waits and GIL-releasing work
@@ -60,14 +84,36 @@ func (t *pythread) run(ctx context.Context, s Step) error {
 	} else {
 		t.acquire()
 	}
+	var seg time.Time // start of the step's current traced segment
+	if t.rec != nil {
+		seg = time.Now()
+	}
 	if s.IsIO() {
-		return runIO(ctx, s)
+		err := runIO(ctx, s)
+		if t.rec != nil {
+			t.record(StepPhase(s), seg)
+		}
+		return err
 	}
 	check := func() error { return ctx.Err() }
 	if !s.ReleasesGIL && !t.gil.FreeThreaded() {
 		check = func() error {
 			t.gil.Yield()
 			return ctx.Err()
+		}
+		if t.rec != nil {
+			// The same forced switch, with the CPU run split where the GIL
+			// changed hands.
+			check = func() error {
+				if t.gil.due() {
+					t.record(trace.CPU, seg)
+					t.gil.handoffs.Add(1)
+					t.release()
+					t.acquire()
+					seg = time.Now()
+				}
+				return ctx.Err()
+			}
 		}
 	}
 	runtime.LockOSThread()
@@ -77,6 +123,9 @@ func (t *pythread) run(ctx context.Context, s Step) error {
 		t.cpuNs.Add(int64(threadCPU() - start))
 	}
 	runtime.UnlockOSThread()
+	if t.rec != nil {
+		t.record(StepPhase(s), seg)
+	}
 	return err
 }
 

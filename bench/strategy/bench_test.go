@@ -1,13 +1,17 @@
 package strategy_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/bench/strategy"
+	"github.com/conclab/conclab/bench/trace"
 )
 
 // hammer sends b.N GETs to url from parallel keep-alive clients and
@@ -56,5 +60,52 @@ func BenchmarkTrivialHandler(b *testing.B) {
 		if r < 0.9 {
 			b.Errorf("goroutine strategy reached %.2fx of bare net/http; want ≥ 0.9x", r)
 		}
+	}
+}
+
+// BenchmarkTraceOverhead measures tracing's cost in throughput: the same
+// trivial request on the goroutine strategy and on the uvicorn model (a def
+// handler on AnyIO's threads, and an async def handler on the loop), with
+// tracing off and on, side by side. The target is ≤ 5 % fewer req/s with
+// tracing on; the ratio is logged (a shared machine's noise is larger than
+// that, so it is reported, not asserted). Run it with
+//
+//	go test ./bench/strategy -run '^$' -bench TraceOverhead -count 3
+func BenchmarkTraceOverhead(b *testing.B) {
+	for _, name := range []string{"goroutines", "sync", "/async-ok"} {
+		rps := map[bool]float64{}
+		for _, on := range []bool{false, true} {
+			mode := "off"
+			if on {
+				mode = "on"
+			}
+			b.Run(strings.TrimPrefix(name, "/")+"/trace-"+mode, func(b *testing.B) {
+				srv, err := strategy.New(preset(b, name), pymodel.Workload{Name: "none"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if on {
+					srv.TraceEvents = 1 << 30 // never full: every request pays
+				}
+				if err := srv.Start(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				defer srv.Close()
+				rps[on] = hammer(b, srv.URL()+"/work")
+			})
+		}
+		if rps[false] > 0 && rps[true] > 0 {
+			b.Logf("%s: tracing on %.0f req/s, off %.0f req/s: %.3fx", name, rps[true], rps[false], rps[true]/rps[false])
+		}
+	}
+}
+
+// BenchmarkRecorder is the cost of recording one interval.
+func BenchmarkRecorder(b *testing.B) {
+	rec := trace.NewRecorder(1 << 30)
+	start := time.Now()
+	b.ReportAllocs()
+	for b.Loop() {
+		rec.Span(1, 0, "anyio-1", trace.CPU, start)
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 
 	"github.com/conclab/conclab/bench/strategy"
+	"github.com/conclab/conclab/bench/trace"
 )
 
 // A preset is a plain value: print it, change it, serve it.
@@ -43,4 +45,37 @@ func ExampleNewPreset() {
 	// Output:
 	// 200 ok
 	// requests: 1
+}
+
+// A traced server: a burst through the model, read back as a trace.
+func ExampleServer_Trace() {
+	srv, err := strategy.NewPreset("/async-block", "sleep=20ms")
+	if err != nil {
+		panic(err)
+	}
+	srv.TraceEvents = 10_000
+	if err := srv.Start(context.Background()); err != nil {
+		panic(err)
+	}
+	defer srv.Close()
+	var wg sync.WaitGroup
+	for i := 0; i < 3; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if resp, err := http.Get(srv.URL() + "/work"); err == nil {
+				resp.Body.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	tr, err := srv.Trace()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("handlers at once:", trace.MaxOverlap(tr.Events, trace.Handler))
+	fmt.Println("waves:", trace.Waves(tr.Events, trace.Handler))
+	// Output:
+	// handlers at once: 1
+	// waves: [1 1 1]
 }

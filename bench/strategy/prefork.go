@@ -10,11 +10,13 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/bench/trace"
 )
 
 // preforkEnv carries a prefork child's strategy and workload.
@@ -31,6 +33,10 @@ type preforkConfig struct {
 	// ImageDir is the parent's image output directory, for workloads with
 	// an image step.
 	ImageDir string `json:"image_dir,omitempty"`
+	// Worker is the child's number (1, 2, ...) and TraceEvents its trace
+	// cap (0: not tracing).
+	Worker      int `json:"worker"`
+	TraceEvents int `json:"trace_events,omitempty"`
 }
 
 // child is one prefork worker process as seen by the parent.
@@ -69,7 +75,7 @@ func (s *Server) startPrefork(ctx context.Context, ln net.Listener) error {
 	if err != nil {
 		return err
 	}
-	pc := preforkConfig{Strategy: one, Workload: wl}
+	pc := preforkConfig{Strategy: one, Workload: wl, TraceEvents: s.TraceEvents}
 	for _, st := range s.steps {
 		if st.Kind == KindImage {
 			if pc.ImageDir, err = s.images.get(); err != nil {
@@ -78,11 +84,12 @@ func (s *Server) startPrefork(ctx context.Context, ln net.Listener) error {
 			break
 		}
 	}
-	cfg, err := json.Marshal(pc)
-	if err != nil {
-		return err
-	}
 	for i := 0; i < s.st.Workers; i++ {
+		pc.Worker = i + 1
+		cfg, err := json.Marshal(pc)
+		if err != nil {
+			return err
+		}
 		c, err := spawnChild(ctx, f, cfg)
 		if err != nil {
 			return fmt.Errorf("prefork worker %d of %d: %w", i+1, s.st.Workers, err)
@@ -217,6 +224,10 @@ func stopChildren(cs []*child) error {
 // preforkMain is a prefork child: serve on fd 3, commands on fd 4, answers
 // on fd 5; exit when fd 4 reaches EOF.
 func preforkMain() int {
+	// Ctrl-C in a terminal reaches the whole process group; the parent
+	// stops its workers (closing fd 4) once it has read their figures and
+	// traces, and they die with it (Pdeathsig) if it is killed.
+	signal.Ignore(os.Interrupt)
 	var cfg preforkConfig
 	if err := json.Unmarshal([]byte(os.Getenv(preforkEnv)), &cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "strategy: prefork worker: bad config:", err)
@@ -243,7 +254,9 @@ func preforkMain() int {
 		fmt.Fprintln(os.Stderr, "strategy: prefork worker:", err)
 		return 2
 	}
-	srv.ln = pacedListener{ln}
+	srv.worker = cfg.Worker
+	srv.TraceEvents = cfg.TraceEvents
+	srv.ln = pacedListener{Listener: ln, srv: srv}
 	if cfg.ImageDir != "" {
 		srv.images = &imageOut{dir: cfg.ImageDir, shared: true}
 	}
@@ -255,8 +268,13 @@ func preforkMain() int {
 	fmt.Fprintf(ctlOut, "ready %d\n", os.Getpid())
 	sc := bufio.NewScanner(ctlIn)
 	for sc.Scan() {
-		if sc.Text() == "stats" {
+		switch sc.Text() {
+		case "stats":
 			b, _ := json.Marshal(srv.totals(false))
+			b = append(b, '\n')
+			ctlOut.Write(b)
+		case "trace":
+			b, _ := json.Marshal(srv.rec.Snapshot())
 			b = append(b, '\n')
 			ctlOut.Write(b)
 		}
@@ -271,15 +289,49 @@ func preforkMain() int {
 // workers take their share, as they do in the source's runs.
 const acceptPause = 500 * time.Microsecond
 
-// pacedListener is a prefork worker's share of the listening socket.
-type pacedListener struct{ net.Listener }
+// pacedListener is a prefork worker's share of the listening socket. When
+// its server traces, each accept and the pause after it is an accept
+// interval of the worker's acceptor lane.
+type pacedListener struct {
+	net.Listener
+	srv *Server
+}
 
 func (l pacedListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err == nil {
+		start := time.Now()
 		time.Sleep(acceptPause)
+		if rec := l.srv.rec; rec != nil {
+			rec.Span(0, l.srv.worker, "acceptor", trace.Accept, start)
+		}
 	}
 	return c, err
+}
+
+// trace asks the child for its trace. A child that does not answer within
+// 10 s contributes nothing.
+func (c *child) trace() (trace.Snapshot, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, err := c.ctlW.Write([]byte("trace\n")); err != nil {
+		return trace.Snapshot{}, fmt.Errorf("worker pid %d: asking for its trace: %w", c.pid, err)
+	}
+	ans := make(chan string, 1)
+	go func() {
+		l, _ := c.ctlR.ReadString('\n')
+		ans <- l
+	}()
+	select {
+	case l := <-ans:
+		var s trace.Snapshot
+		if err := json.Unmarshal([]byte(l), &s); err != nil {
+			return trace.Snapshot{}, fmt.Errorf("worker pid %d: its trace: %w", c.pid, err)
+		}
+		return s, nil
+	case <-time.After(10 * time.Second):
+		return trace.Snapshot{}, fmt.Errorf("worker pid %d: no trace after 10 s", c.pid)
+	}
 }
 
 // stderrTail keeps the last 4 KiB of a child's stderr.

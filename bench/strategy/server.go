@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/bench/trace"
 )
 
 // HealthPath is answered by every server. On the Python model it goes
@@ -34,6 +35,11 @@ type Server struct {
 	// Addr is the address to listen on; "" means 127.0.0.1:0. Set it
 	// before Start.
 	Addr string
+	// TraceEvents, if positive, makes the server record a trace of up to
+	// that many events per process (see Trace): every request's phases,
+	// the GIL's holders and the loop's callbacks. 0 leaves tracing off.
+	// Set it before Start.
+	TraceEvents int
 
 	st    Strategy
 	w     pymodel.Workload
@@ -53,6 +59,8 @@ type Server struct {
 	sem      chan struct{}        // Bounded, Serial
 	children []*child             // prefork
 	images   *imageOut            // the image step's output dir
+	rec      *trace.Recorder      // nil: not tracing
+	worker   int                  // this process's number among prefork workers
 
 	// Go-native counters.
 	requests  atomic.Int64
@@ -116,6 +124,9 @@ func (s *Server) Start(ctx context.Context) (err error) {
 		return errors.New("strategy: server already started or closed")
 	}
 	s.started = true
+	if s.TraceEvents > 0 {
+		s.rec = trace.NewRecorder(s.TraceEvents)
+	}
 	s.mu.Unlock()
 	defer func() {
 		if err != nil {
@@ -210,6 +221,7 @@ func (s *Server) pyConfig() pymodel.Config {
 		Mode: mode, CPUs: s.st.CPUs, SwitchInterval: s.st.SwitchInterval, FreeThreaded: s.st.FreeThreaded,
 		Threads: s.st.Threads, Executor: s.st.Executor, ThreadExecutor: s.st.ThreadExecutor,
 		ProcessWorkers: s.st.ProcessWorkers, StartProcessPool: startPool, SlowCallback: s.st.SlowCallback,
+		Trace: s.rec, Worker: s.worker,
 	}
 }
 
@@ -288,6 +300,20 @@ func (s *Server) servePython(w http.ResponseWriter, r *http.Request) {
 	}
 	tm, err := s.rt.Handle(ctx, h)
 	writeResult(w, tm, err)
+	if s.rec != nil && tm.Request != 0 {
+		s.rec.Span(tm.Request, s.worker, respondLane, trace.Respond, tm.Done)
+	}
+}
+
+// respondLane holds the responses being written.
+const respondLane = "responses"
+
+// goLane is where a Go-native server's handlers run: a goroutine each.
+func (s *Server) goLane() string {
+	if s.st.Kind == Serial {
+		return "serial"
+	}
+	return "goroutines"
 }
 
 func (s *Server) serveGo(w http.ResponseWriter, r *http.Request) {
@@ -302,7 +328,7 @@ func (s *Server) serveGo(w http.ResponseWriter, r *http.Request) {
 	}
 	arrive := time.Now()
 	s.requests.Add(1)
-	tm, err := s.runGo(ctx, arrive)
+	tm, err := s.runGo(ctx, s.rec.NextRequest(), arrive)
 	if err != nil {
 		s.errors.Add(1)
 	} else {
@@ -311,9 +337,15 @@ func (s *Server) serveGo(w http.ResponseWriter, r *http.Request) {
 		maxInt64(&s.queueMax, int64(tm.Queue))
 	}
 	writeResult(w, tm, err)
+	if s.rec != nil && tm.Request != 0 {
+		s.rec.Span(tm.Request, s.worker, respondLane, trace.Respond, tm.Done)
+	}
 }
 
-func (s *Server) runGo(ctx context.Context, arrive time.Time) (pymodel.Timing, error) {
+// runGo runs the steps on the request's goroutine (after the semaphore,
+// for Bounded and Serial). req numbers the request in the trace.
+func (s *Server) runGo(ctx context.Context, req int64, arrive time.Time) (pymodel.Timing, error) {
+	lane := s.goLane()
 	if s.sem != nil {
 		select {
 		case s.sem <- struct{}{}:
@@ -321,22 +353,40 @@ func (s *Server) runGo(ctx context.Context, arrive time.Time) (pymodel.Timing, e
 			return pymodel.Timing{Queue: time.Since(arrive)}, ctx.Err()
 		}
 		defer func() { <-s.sem }()
+		if s.rec != nil {
+			s.rec.Span(req, s.worker, "semaphore wait", trace.LimiterWait, arrive)
+		}
 	}
 	start := time.Now()
+	done := func(err error) (pymodel.Timing, error) {
+		end := time.Now()
+		if s.rec != nil {
+			s.rec.Add(trace.Event{Request: req, Worker: s.worker, Thread: lane, Phase: trace.Handler, Start: start.UnixNano(), End: end.UnixNano()})
+		}
+		return pymodel.Timing{Request: req, Done: end, Queue: start.Sub(arrive), Service: end.Sub(start)}, err
+	}
 	for _, st := range s.steps {
+		t0 := time.Now()
 		if s.pool != nil && st.Portable() {
-			if _, err := s.pool.Run(ctx, st); err != nil {
-				return pymodel.Timing{Queue: start.Sub(arrive), Service: time.Since(start)}, err
+			if _, err := s.pool.RunTraced(ctx, st, s.rec, s.worker, req); err != nil {
+				return done(err)
 			}
 			continue
 		}
 		cpu, err := pymodel.RunStep(ctx, st)
 		s.cpuNs.Add(int64(cpu))
+		if s.rec != nil {
+			p := pymodel.StepPhase(st)
+			if p == trace.CPUNoGIL {
+				p = trace.CPU // no GIL to release in Go
+			}
+			s.rec.Span(req, s.worker, lane, p, t0)
+		}
 		if err != nil {
-			return pymodel.Timing{Queue: start.Sub(arrive), Service: time.Since(start)}, err
+			return done(err)
 		}
 	}
-	return pymodel.Timing{Queue: start.Sub(arrive), Service: time.Since(start)}, nil
+	return done(nil)
 }
 
 func maxInt64(a *atomic.Int64, v int64) {
@@ -346,4 +396,34 @@ func maxInt64(a *atomic.Int64, v int64) {
 			return
 		}
 	}
+}
+
+// Tracing reports whether the server records a trace (TraceEvents > 0).
+func (s *Server) Tracing() bool { return s.TraceEvents > 0 }
+
+// Trace returns what the server has traced so far: every process's events
+// (a prefork server asks each worker for its own), requests renumbered 1,
+// 2, ... in order of arrival, and the count of events dropped beyond the
+// cap. Read it before Close: worker processes are asked while they live. A
+// server that does not trace returns an empty snapshot.
+func (s *Server) Trace() (trace.Snapshot, error) {
+	s.mu.Lock()
+	rec, children := s.rec, s.children
+	s.mu.Unlock()
+	var parts []trace.Snapshot
+	if len(children) == 0 {
+		parts = append(parts, rec.Snapshot())
+	}
+	var errs []error
+	for _, c := range children {
+		t, err := c.trace()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		parts = append(parts, t)
+	}
+	out := trace.Merge(parts...)
+	trace.Renumber(out.Events)
+	return out, errors.Join(errs...)
 }

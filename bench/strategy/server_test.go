@@ -73,22 +73,6 @@ func burst(t testing.TB, url string, n int) time.Duration {
 	return time.Since(begin)
 }
 
-// near checks that measure() takes waves waits ±10 %. The machine is
-// shared, so a run delayed past the tolerance is measured once more.
-func near(t *testing.T, what string, measure func() time.Duration, waves float64) {
-	t.Helper()
-	want := time.Duration(waves * float64(wait))
-	var got []time.Duration
-	for attempt := 0; attempt < 2; attempt++ {
-		d := measure()
-		got = append(got, d)
-		if math.Abs(float64(d-want)) <= 0.1*float64(want) {
-			return
-		}
-	}
-	t.Errorf("%s: %v; want %v (%.0f waits) ±10%%", what, got, want, waves)
-}
-
 func preset(t testing.TB, name string) strategy.Strategy {
 	t.Helper()
 	s, err := strategy.Preset(name)
@@ -96,44 +80,6 @@ func preset(t testing.TB, name string) strategy.Strategy {
 		t.Fatal(err)
 	}
 	return s
-}
-
-// Source 001 and source 003 (I/O) over HTTP, with the presets.
-func TestSleepWaves(t *testing.T) {
-	t.Parallel()
-	offload2 := preset(t, "/offload")
-	offload2.CPUs = 2
-	sync40 := preset(t, "/sync-sleep")
-	cases := []struct {
-		name  string
-		s     strategy.Strategy
-		n     int
-		waves float64
-	}{
-		{"/sync-sleep", preset(t, "/sync-sleep"), 10, 1},
-		{"/async-block", preset(t, "/async-block"), 10, 10},
-		{"/async-ok", preset(t, "/async-ok"), 10, 1},
-		{"/offload 8 CPUs", preset(t, "/offload"), 10, 1},
-		{"/offload 2 CPUs", offload2, 10, 2},
-		{"/sync-sleep x100", sync40, 100, 3},
-		{"flask 1w x 5t", preset(t, "flask 1w x 5t"), 10, 2},
-		{"flask 1w x 10t", preset(t, "flask 1w x 10t"), 10, 1},
-		{"fastapi 1w", preset(t, "fastapi 1w"), 10, 1},
-		{"goroutines", preset(t, "goroutines"), 10, 1},
-		{"bounded 10", preset(t, "bounded 10"), 20, 2},
-		{"serial", preset(t, "serial"), 3, 3},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			srv := start(t, c.s, sleepW)
-			near(t, c.name, func() time.Duration { return burst(t, srv.URL(), c.n) }, c.waves)
-			st := srv.Stats()
-			if st.Requests < int64(c.n) || st.Errors != 0 {
-				t.Errorf("stats %+v; want %d requests, no errors", st, c.n)
-			}
-		})
-	}
 }
 
 // While /async-block is busy, /health on the same server waits; on

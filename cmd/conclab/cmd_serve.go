@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
+	"github.com/conclab/conclab/bench/trace"
 )
 
 func init() {
@@ -51,6 +53,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	list := fs.Bool("list", false, "list the strategy presets and exit")
 	allowRemote := fs.Bool("allow-remote", false, "allow an --addr that is not loopback (the server accepts uploads and burns CPU per request: anyone who reaches it can load this machine)")
+	traceFile := fs.String("trace", "", "record every request's phases and write them to `FILE` as a Chrome trace (Perfetto UI, chrome://tracing) when the server stops")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, serveUsage)
 		fs.PrintDefaults()
@@ -84,6 +87,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return 2, err
 	}
 	srv.Addr = *addr
+	var traceOut *os.File
+	if *traceFile != "" {
+		// Opened now, so a path that cannot be written is refused before
+		// the run rather than after it.
+		if traceOut, err = os.Create(*traceFile); err != nil {
+			return 2, fmt.Errorf("--trace: %w", err)
+		}
+		defer traceOut.Close()
+		srv.TraceEvents = trace.DefaultCap
+	}
 	// Started without ctx so the figures can still be read after Ctrl-C.
 	if err := srv.Start(context.Background()); err != nil {
 		return 1, err
@@ -97,6 +110,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		st.Requests, st.Errors, st.CPUSeconds, st.QueueWait, st.Service, st.LoopBlocked, st.GILWait)
 	if len(st.Warnings) > 0 {
 		fmt.Fprintln(stdout, strings.Join(st.Warnings, "\n"))
+	}
+	if *traceFile != "" {
+		if err := writeServeTrace(traceOut, srv, stdout); err != nil {
+			srv.Close()
+			return 1, err
+		}
 	}
 	return 0, srv.Close()
 }
@@ -143,5 +162,31 @@ func checkListenAddr(ctx context.Context, addr string, allowRemote bool) error {
 			return fmt.Errorf("--addr %q: %s resolves to %s, which is not loopback: %s", addr, host, a.IP, hint)
 		}
 	}
+	return nil
+}
+
+// writeServeTrace writes the server's trace to f and closes it (before
+// Close: prefork workers are asked for theirs while they live).
+func writeServeTrace(f *os.File, srv *strategy.Server, stdout io.Writer) error {
+	path := f.Name()
+	tr, err := srv.Trace()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("--trace: %w", err)
+	}
+	err = trace.WriteChrome(f, trace.Process{Name: srv.Strategy().Name, Events: tr.Events, Dropped: tr.Dropped})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("--trace %s: %w", path, err)
+	}
+	reqs := map[int64]bool{}
+	for _, e := range tr.Events {
+		if e.Request > 0 {
+			reqs[e.Request] = true
+		}
+	}
+	fmt.Fprintf(stdout, "wrote a trace of %d requests (%d events, %d dropped) to %s\n", len(reqs), len(tr.Events), tr.Dropped, path)
 	return nil
 }

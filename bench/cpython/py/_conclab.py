@@ -182,3 +182,142 @@ class AsyncDB:
         if self.pool is not None:
             self.pool.close()
             await self.pool.wait_closed()
+
+
+# ---------------------------------------------------------------- traces
+#
+# When CONCLAB_TRACE_DIR is set, every request records its phases to
+# CONCLAB_TRACE_DIR/trace-PID.tsv, one line each: request number (per
+# process), phase, thread, start and end in Unix nanoseconds (the clock the
+# Go side uses too). FastAPI apps record queue (arrival at the app until the
+# endpoint starts), handler (the endpoint, on the loop for async def or on
+# the AnyIO worker thread that ran a def) and respond (until the response's
+# last byte was sent); Flask apps the handler on its gthread thread. Off, it
+# costs one environment lookup per request.
+
+import contextvars
+import itertools
+
+_trace_lock = threading.Lock()
+_trace_file = None
+_trace_pid = None
+_trace_seq = itertools.count(1)
+_trace_state = contextvars.ContextVar("conclab_trace", default=None)
+
+
+def _trace_out():
+    global _trace_file, _trace_pid
+    d = os.environ.get("CONCLAB_TRACE_DIR")
+    if not d:
+        return None
+    if _trace_file is None or _trace_pid != os.getpid():  # opened after a fork
+        with _trace_lock:
+            if _trace_file is None or _trace_pid != os.getpid():
+                os.makedirs(d, exist_ok=True)
+                _trace_file = open(os.path.join(d, "trace-%d.tsv" % os.getpid()), "a", buffering=1)
+                _trace_pid = os.getpid()
+    return _trace_file
+
+
+def trace_record(req, phase, start_ns, end_ns, thread=None):
+    """Record one interval of request req (thread: a lane name, default the
+    calling thread's name#ident)."""
+    f = _trace_out()
+    if f is None:
+        return
+    if thread is None:
+        t = threading.current_thread()
+        thread = "%s#%d" % (t.name, t.ident)
+    line = "%d\t%s\t%s\t%d\t%d\n" % (req, phase, thread, start_ns, max(end_ns, start_ns))
+    with _trace_lock:
+        f.write(line)
+
+
+class TraceMiddleware:
+    """ASGI middleware recording each HTTP request's queue and respond
+    intervals; the endpoint's own interval is recorded by the patched
+    fastapi.routing.run_endpoint_function (trace_fastapi)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope.get("path") == "/ready" or _trace_out() is None:
+            return await self.app(scope, receive, send)
+        st = {"req": next(_trace_seq), "arrive": time.time_ns(), "hstart": None, "hend": None, "sent": None}
+        token = _trace_state.set(st)
+
+        async def traced_send(message):
+            await send(message)
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                st["sent"] = time.time_ns()
+
+        try:
+            await self.app(scope, receive, traced_send)
+        finally:
+            _trace_state.reset(token)
+            now = time.time_ns()
+            hs = st["hstart"] or now
+            he = st["hend"] or hs
+            trace_record(st["req"], "queue", st["arrive"], hs, "loop queue")
+            trace_record(st["req"], "respond", he, st["sent"] or now, "responses")
+
+
+def _patch_fastapi():
+    import fastapi.routing as routing
+    from starlette.concurrency import run_in_threadpool
+
+    if getattr(routing.run_endpoint_function, "_conclab", False):
+        return
+    original = routing.run_endpoint_function
+
+    async def run_endpoint_function(*, dependant, values, is_coroutine, **kw):
+        st = _trace_state.get()
+        if st is None:
+            return await original(dependant=dependant, values=values, is_coroutine=is_coroutine, **kw)
+        if is_coroutine:
+            st["hstart"] = time.time_ns()
+            try:
+                return await original(dependant=dependant, values=values, is_coroutine=is_coroutine, **kw)
+            finally:
+                st["hend"] = time.time_ns()
+                trace_record(st["req"], "handler", st["hstart"], st["hend"], "loop")
+        call = dependant.call
+
+        def run(**kv):
+            st["hstart"] = time.time_ns()
+            try:
+                return call(**kv)
+            finally:
+                st["hend"] = time.time_ns()
+                trace_record(st["req"], "handler", st["hstart"], st["hend"])
+
+        return await run_in_threadpool(run, **values)
+
+    run_endpoint_function._conclab = True
+    routing.run_endpoint_function = run_endpoint_function
+
+
+def trace_fastapi(app):
+    """Make a FastAPI app record traces when CONCLAB_TRACE_DIR is set."""
+    _patch_fastapi()
+    app.add_middleware(TraceMiddleware)
+    return app
+
+
+def trace_flask(app):
+    """Make a Flask app record each request's handler interval on its
+    thread when CONCLAB_TRACE_DIR is set."""
+    inner = app.wsgi_app
+
+    def wsgi_app(environ, start_response):
+        if environ.get("PATH_INFO") == "/ready" or _trace_out() is None:
+            return inner(environ, start_response)
+        req, t0 = next(_trace_seq), time.time_ns()
+        try:
+            return inner(environ, start_response)
+        finally:
+            trace_record(req, "handler", t0, time.time_ns())
+
+    app.wsgi_app = wsgi_app
+    return app

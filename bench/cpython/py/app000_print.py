@@ -80,3 +80,9 @@ async def do_print_async(lines: str = None):
 @app.get("/dontPrint")
 async def dont_print(lines: str = None):
     return {"printed": 0}
+
+
+# Per-request traces when CONCLAB_TRACE_DIR is set (not part of the source).
+from _conclab import trace_fastapi  # noqa: E402
+
+trace_fastapi(app)

@@ -170,3 +170,9 @@ async def _shutdown():
     await baseRepository.adb.close()
     thread_executor.shutdown(wait=False, cancel_futures=True)
     process_executor.shutdown(wait=False, cancel_futures=True)
+
+
+# Per-request traces when CONCLAB_TRACE_DIR is set (not part of the source).
+from _conclab import trace_fastapi  # noqa: E402
+
+trace_fastapi(app)

@@ -56,3 +56,9 @@ async def offload(s: str = None):
     # asyncio.to_thread: asyncio's default executor, min(32, cpus + 4) threads
     result, thread = await asyncio.to_thread(heavy_work, wait_seconds(s, WAIT_ENV, 1.0))
     return {"result": result, "thread": thread}
+
+
+# Per-request traces when CONCLAB_TRACE_DIR is set (not part of the source).
+from _conclab import trace_fastapi  # noqa: E402
+
+trace_fastapi(app)

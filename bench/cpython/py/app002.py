@@ -23,3 +23,9 @@ async def ready():
 async def health(s: str = None):
     await asyncio.sleep(wait_seconds(s, "CONCLAB_WAIT_S", 0.2))
     return {"status": "ok"}
+
+
+# Per-request traces when CONCLAB_TRACE_DIR is set (not part of the source).
+from _conclab import trace_fastapi  # noqa: E402
+
+trace_fastapi(app)

@@ -47,3 +47,9 @@ def io(s: str = None):
 def cpu(n: str = None):
     _cpu(n)
     return {"ok": True, "pid": os.getpid(), "thread": thread_name()}
+
+
+# Per-request traces when CONCLAB_TRACE_DIR is set (not part of the source).
+from _conclab import trace_fastapi  # noqa: E402
+
+trace_fastapi(app)

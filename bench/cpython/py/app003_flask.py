@@ -52,3 +52,9 @@ def io():
 def cpu():
     _cpu()
     return jsonify(ok=True, pid=os.getpid(), thread=thread_name())
+
+
+# Per-request traces when CONCLAB_TRACE_DIR is set (not part of the source).
+from _conclab import trace_flask  # noqa: E402
+
+trace_flask(app)

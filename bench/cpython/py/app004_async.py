@@ -51,3 +51,9 @@ def clear_users():
 @app.on_event("shutdown")
 async def _shutdown():
     await adb.close()
+
+
+# Per-request traces when CONCLAB_TRACE_DIR is set (not part of the source).
+from _conclab import trace_fastapi  # noqa: E402
+
+trace_fastapi(app)

@@ -49,3 +49,9 @@ def list_users():
 def clear_users():
     db.clear()
     return {"ok": True}
+
+
+# Per-request traces when CONCLAB_TRACE_DIR is set (not part of the source).
+from _conclab import trace_fastapi  # noqa: E402
+
+trace_fastapi(app)
