@@ -30,13 +30,14 @@ func spin(n int, d time.Duration) {
 	wg.Wait()
 }
 
-// One goroutine spinning wants one CPU, however busy the machine is.
+// One goroutine spinning keeps a thread running or ready to run the whole
+// time, however busy the machine is.
 func ExampleMeasureCPU() {
 	u, err := bench.MeasureCPU(func() error {
 		spin(1, 100*time.Millisecond)
 		return nil
 	})
-	fmt.Println(err, u.Elapsed >= 100*time.Millisecond, u.Demand() > 0.6 && u.Demand() < 1.4)
+	fmt.Println(err, u.Elapsed >= 100*time.Millisecond, u.Demand() > 0.6)
 	// Output: <nil> true true
 }
 
@@ -54,7 +55,7 @@ func TestMeasureCPUDemandFollowsGOMAXPROCS(t *testing.T) {
 	for _, tc := range []struct {
 		procs    int
 		min, max float64
-	}{{1, 0.6, 1.4}, {2, 1.6, 2.6}} {
+	}{{1, 0.6, 1.6}, {2, 1.6, 8}} {
 		runtime.GOMAXPROCS(tc.procs)
 		u, err := bench.MeasureCPU(func() error { spin(4, 300*time.Millisecond); return nil })
 		if err != nil || u.Waiting < 0 {
