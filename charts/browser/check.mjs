@@ -14,6 +14,7 @@ import { chromium } from "playwright-core";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { chartReport, undrawn } from "./inspect.mjs";
 
 const args = process.argv.slice(2);
 let shots = "shots";
@@ -75,43 +76,14 @@ for (const p of pages) {
     const els = [...document.querySelectorAll('[data-conclab-chart="1"]')];
     return els.length > 0 && els.every((el) => el.hasAttribute("data-conclab-ready") || el.hasAttribute("data-conclab-error"));
   }, null, { timeout: 45000 }).catch(() => {});
-  const report = await page.evaluate(() => {
-    const out = [];
-    for (const el of document.querySelectorAll('[data-conclab-chart="1"]')) {
-      const r = { id: el.id, ready: el.hasAttribute("data-conclab-ready"), error: el.getAttribute("data-conclab-error") };
-      const inst = window.echarts && window.echarts.getInstanceByDom(el);
-      r.instance = !!inst;
-      // Data points handed to ECharts: axes and a grid alone draw ink too.
-      r.points = 0;
-      if (inst) {
-        const opt = inst.getOption();
-        for (const s of opt.series || []) r.points += (s.data || []).length;
-        r.subtext = (opt.title || []).map((t) => t.subtext || "").join(" ");
-      }
-      const canvas = el.querySelector("canvas");
-      r.inked = 0;
-      if (canvas && canvas.width > 0 && canvas.height > 0) {
-        const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
-        let n = 0;
-        for (let i = 0; i < data.length; i += 4) {
-          if (data[i + 3] > 0 && (data[i] < 235 || data[i + 1] < 235 || data[i + 2] < 235)) n++;
-        }
-        r.inked = n / (canvas.width * canvas.height);
-        r.size = [canvas.width, canvas.height];
-      }
-      out.push(r);
-    }
-    const problems = document.querySelectorAll('[data-conclab-problem="1"]').length;
-    const libs = document.querySelectorAll("script[data-conclab-echarts]").length;
-    const cellErrors = [...document.querySelectorAll(".output_error")].map((e) => e.textContent.slice(0, 300));
-    return { charts: out, problems, libs, cellErrors, amd: typeof window.define === "function" && !!window.define.amd };
-  });
+  const report = await chartReport(page);
+  report.cellErrors = await page.evaluate(() => [...document.querySelectorAll(".output_error")].map((e) => e.textContent.slice(0, 300)));
   await page.screenshot({ path: path.join(shots, p.name + ".png"), fullPage: true });
   let i = 0;
   for (const el of await page.$$('[data-conclab-chart="1"]')) {
     await el.screenshot({ path: path.join(shots, `${p.name}-chart${++i}.png`) }).catch(() => {});
   }
-  const bad = report.charts.filter((c) => !c.ready || !c.instance || c.error || !(c.inked > 0.005) || !(c.points > 0));
+  const bad = undrawn(report);
   const pageBlocked = blocked.slice(before);
   // A page of the lab's asks for nothing outside file:// and loopback.
   const ok = bad.length === 0 && errors.length === 0 && report.charts.length >= minCharts && report.libs <= 1 &&
