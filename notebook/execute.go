@@ -98,21 +98,31 @@ func Execute(ctx context.Context, nb *Notebook, opts Options) error {
 	return execute(ctx, nb, opts, nil)
 }
 
-// execute is Execute, reporting its progress to w when w is not nil (the
-// child side of ExecuteIsolated).
-func execute(ctx context.Context, nb *Notebook, opts Options, w *childWriter) (err error) {
-	name := opts.Name
+// prepare checks nb's language and clears its outputs; it returns the
+// notebook's name and the cell timeout, with their defaults.
+func prepare(nb *Notebook, opts Options) (name string, timeout time.Duration, err error) {
+	name = opts.Name
 	if name == "" {
 		name = "notebook"
 	}
 	if err := nb.CheckLanguage(); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return name, 0, fmt.Errorf("%s: %w", name, err)
 	}
-	timeout := opts.Timeout
+	timeout = opts.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
 	resetOutputs(nb)
+	return name, timeout, nil
+}
+
+// execute is Execute, reporting its progress to w when w is not nil (the
+// child side of ExecuteIsolated).
+func execute(ctx context.Context, nb *Notebook, opts Options, w *childWriter) (err error) {
+	name, timeout, err := prepare(nb, opts)
+	if err != nil {
+		return err
+	}
 
 	execMu.Lock()
 	defer execMu.Unlock()

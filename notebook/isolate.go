@@ -76,18 +76,10 @@ func (e *FatalError) Error() string { return e.Name + ": " + e.Value }
 // Progress lines are written to opts.Progress as the child runs the cells.
 // The child's own standard output and error (a crash dump) are not shown.
 func ExecuteIsolated(ctx context.Context, nb *Notebook, opts Options, cmd *exec.Cmd) error {
-	name := opts.Name
-	if name == "" {
-		name = "notebook"
+	name, timeout, err := prepare(nb, opts)
+	if err != nil {
+		return err
 	}
-	if err := nb.CheckLanguage(); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	timeout := opts.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	resetOutputs(nb)
 	dir := opts.Dir
 	if dir != "" {
 		abs, err := filepath.Abs(dir)
