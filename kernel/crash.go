@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/conclab/conclab/internal/proctree"
 )
 
 // A Go fatal error (stack overflow, out of memory, concurrent map writes,
@@ -33,11 +35,19 @@ import (
 //   - The goroutine stack limit is lowered to maxStack, so that runaway
 //     recursion ends (still fatally) before it takes a gigabyte.
 //
-// The watcher ends when the pipe closes, i.e. with the kernel's process.
+// The watcher ends when the pipe closes, i.e. with the kernel's process,
+// after killing every process that carries the kernel's KernelTokenEnv.
 
 // crashWatchEnv, when set in the environment of a process linking this
 // package, makes it a crash watcher: its value is the report file.
 const crashWatchEnv = "CONCLAB_KERNEL_CRASH_WATCH"
+
+// KernelTokenEnv is set in the kernel's environment to a token of its own,
+// so every process a cell starts, and all their descendants, carry it: when
+// the kernel's process ends — shut down, killed, or by a fatal error — the
+// watcher kills every process still carrying it, wherever it was
+// reparented. No process started from a cell outlives the kernel.
+const KernelTokenEnv = "CONCLAB_KERNEL_TOKEN"
 
 // maxStack is the kernel's goroutine stack limit (Go's default is 1 GB).
 const maxStack = 256 << 20
@@ -52,7 +62,13 @@ const (
 
 func init() {
 	if report, ok := os.LookupEnv(crashWatchEnv); ok {
-		os.Exit(crashWatch(os.Stdin, os.Stderr, report))
+		code := crashWatch(os.Stdin, os.Stderr, report)
+		// The pipe has ended with the kernel's process: what its cells
+		// started goes with it.
+		if token := os.Getenv(KernelTokenEnv); token != "" {
+			proctree.Kill(KernelTokenEnv, token)
+		}
+		os.Exit(code)
 	}
 }
 
@@ -211,6 +227,10 @@ func startCrashWatch(report string, stderr *os.File) (*crashNotes, error) {
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
+		return nil, fmt.Errorf("crash watcher: %w", err)
+	}
+	token := proctree.NewToken()
+	if err := os.Setenv(KernelTokenEnv, token); err != nil {
 		return nil, fmt.Errorf("crash watcher: %w", err)
 	}
 	cmd := exec.Command(exe)

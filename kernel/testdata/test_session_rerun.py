@@ -230,6 +230,32 @@ class Session(unittest.TestCase):
             if km.is_alive():
                 km.shutdown_kernel(now=True)
 
+    def test_no_process_outlives_a_killed_kernel(self):
+        """A process that left the kernel's process groups (setsid, in the
+        background) goes with the kernel, even when the kernel is killed
+        (SIGKILL, as a fatal error ends it) and cannot clean up."""
+        argv = ["sleep", "62.4242"]
+        km, kc = start_new_kernel(kernel_name="conclab")
+        try:
+            c = kc.execute_interactive("$ setsid sleep 62.4242 >/dev/null 2>&1 &", timeout=30)["content"]
+            self.assertEqual(c["status"], "ok", c)
+            deadline = time.time() + 10
+            while not processes_with(argv) and time.time() < deadline:
+                time.sleep(0.05)
+            self.assertTrue(processes_with(argv), "setsid sleep running")
+            pid = km.provisioner.pid if getattr(km, "provisioner", None) else km.kernel.pid
+            os.kill(pid, 9)  # SIGKILL: no Go code of the kernel runs after it
+            deadline = time.time() + 5
+            while processes_with(argv) and time.time() < deadline:
+                time.sleep(0.05)
+            left = processes_with(argv)
+            for pid in left:
+                os.kill(pid, 9)
+            self.assertEqual(left, [], "sleep left after the kernel was killed")
+        finally:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+
     def test_fatal_stack_overflow_and_out_of_memory(self):
         for code, want in [('func f(n int) int { return f(n+1) + 1 }\nf(0)', "fatal error: stack overflow"),
                            ('b := make([]byte, 1<<40)\nlen(b)', "fatal error: out of memory")]:
