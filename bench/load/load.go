@@ -342,33 +342,39 @@ func (m Open) validate() error {
 func (m Burst) plan() (time.Duration, int64)      { return 0, int64(m.N) }
 func (m Sequential) plan() (time.Duration, int64) { return 0, int64(m.N) }
 
-func (m Closed) plan() (time.Duration, int64) { return m.planShare(nil) }
+func (m Closed) plan() (time.Duration, int64) { return m.planShare(Segment{}) }
 
-// planShare is plan for the share scale of the model (nil: the whole).
-func (m Closed) planShare(scale func(int64) int64) (time.Duration, int64) {
-	if scale == nil {
-		scale = func(v int64) int64 { return v }
-	}
+// planShare is plan for segment seg of the model (the zero Segment: the
+// whole).
+func (m Closed) planShare(seg Segment) (time.Duration, int64) {
 	if len(m.Stages) > 0 {
 		return stagesDuration(m.Stages), 0
 	}
 	n := int64(0)
 	if m.Iterations > 0 {
-		n = scale(int64(m.VUs)) * int64(m.Iterations)
+		n = seg.Scale(int64(m.VUs)) * int64(m.Iterations)
 	}
 	if m.Total > 0 {
-		if t := scale(int64(m.Total)); n == 0 || t < n {
+		if t := m.totalShare(seg); n == 0 || t < n {
 			n = t
 		}
 	}
 	return m.Duration, n
 }
 
-// maxVUs is the largest number of VUs the model runs at once.
+// totalShare is segment seg's share of Total: Total split along the VUs
+// (the most VUs, with Stages), so that a segment without VUs has none of
+// it and the shares of segments that tile the whole add up to Total.
+func (m Closed) totalShare(seg Segment) int64 {
+	return seg.scaleAlong(int64(m.Total), int64(m.maxVUs()))
+}
+
+// maxVUs is the largest number of VUs the model runs at once: the most of
+// its levels, each rounded as the ramp rounds it.
 func (m Closed) maxVUs() int {
 	n := m.VUs
 	for _, s := range m.Stages {
-		n = max(n, int(math.Ceil(s.Target)))
+		n = max(n, int(math.Round(s.Target)))
 	}
 	return n
 }
@@ -518,17 +524,16 @@ func (m Sequential) run(e *engine) {
 	Closed{VUs: 1, Iterations: m.N}.run(e)
 }
 
-func (m Closed) run(e *engine) { m.runShare(e, nil) }
+func (m Closed) run(e *engine) { m.runShare(e, Segment{}) }
 
-// runShare runs the share scale of the model (nil: the whole): VUs, Total
-// and, with Stages, the active level at every instant are scaled, so the
-// shares of segments that tile the whole add up to it at every moment.
-func (m Closed) runShare(e *engine, scale func(int64) int64) {
-	if scale == nil {
-		scale = func(v int64) int64 { return v }
-	}
+// runShare runs segment seg of the model (the zero Segment: the whole):
+// VUs and, with Stages, the active level at every instant are scaled, and
+// Total is split along the VUs (totalShare), so the shares of segments
+// that tile the whole add up to it at every moment.
+func (m Closed) runShare(e *engine, seg Segment) {
+	scale := seg.Scale
 	vus := int(scale(int64(m.VUs)))
-	total := int(scale(int64(m.Total)))
+	total := int(m.totalShare(seg))
 	if m.Total > 0 && total == 0 {
 		return // no share of the requests
 	}

@@ -154,6 +154,27 @@ func (s Segment) Scale(v int64) int64 {
 	return floorMul(v, s.to, s.den) - floorMul(v, s.from, s.den)
 }
 
+// scaleAlong is the segment's share of v split along the segment's share
+// of along: v·a(To)/along − v·a(From)/along, each floored, where
+// a(x) = floor(along·x) is the split of along itself (Scale). The shares
+// of segments that tile [0, 1) telescope to v exactly, and a segment whose
+// share of along is 0 gets 0 of v (Closed splits Total along the VUs this
+// way, so that no share of the requests lands on a segment without VUs).
+// along ≤ 0 splits v by Scale.
+func (s Segment) scaleAlong(v, along int64) int64 {
+	if s.den == 0 {
+		return v
+	}
+	if along <= 0 {
+		return s.Scale(v)
+	}
+	if v <= 0 {
+		return 0
+	}
+	aTo, aFrom := floorMul(along, s.to, s.den), floorMul(along, s.from, s.den)
+	return floorMul(v, aTo, along) - floorMul(v, aFrom, along)
+}
+
 // owns reports whether whole-schedule arrival n (from 0) is this segment's.
 // Arrivals are dealt over the denominator's cycle: arrival n has the
 // position (n·g mod den)/den in [0, 1), where g is coprime to den (so each
@@ -218,8 +239,10 @@ func gcd(a, b int64) int64 {
 }
 
 // Apply returns this segment's share of model m: Burst and Sequential
-// scale N; Closed scales VUs and Total (Iterations stay per VU, Duration
-// and Think stay) and, with Stages, the active VU level at every instant;
+// scale N; Closed scales VUs and, with Stages, the active VU level at
+// every instant, and splits Total along the VUs (a segment's share of
+// Total is in proportion to its share of the VUs, so a segment without
+// VUs has none; Iterations stay per VU, Duration and Think stay);
 // Open keeps the whole schedule and sends only this segment's arrivals
 // (its Pacer, if any, is wrapped), with MaxInFlight scaled (at least 1).
 // The shares may be zero (e.g. 1 VU over 3 segments): such a model runs
@@ -324,11 +347,11 @@ type segClosed struct {
 
 func (m segClosed) String() string               { return m.whole.String() + " segment " + m.seg.String() }
 func (m segClosed) validate() error              { return m.whole.validate() }
-func (m segClosed) plan() (time.Duration, int64) { return m.whole.planShare(m.seg.Scale) }
-func (m segClosed) run(e *engine)                { m.whole.runShare(e, m.seg.Scale) }
+func (m segClosed) plan() (time.Duration, int64) { return m.whole.planShare(m.seg) }
+func (m segClosed) run(e *engine)                { m.whole.runShare(e, m.seg) }
 
 func (m segClosed) empty() bool {
-	return m.seg.Scale(int64(m.whole.maxVUs())) == 0 || (m.whole.Total > 0 && m.seg.Scale(int64(m.whole.Total)) == 0)
+	return m.seg.Scale(int64(m.whole.maxVUs())) == 0 || (m.whole.Total > 0 && m.whole.totalShare(m.seg) == 0)
 }
 
 type segOpen struct {

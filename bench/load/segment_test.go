@@ -142,6 +142,68 @@ func TestSegmentPacerPartitions(t *testing.T) {
 	}
 }
 
+// The planned requests of a closed model's segments add up to the whole's,
+// for every mix of VUs, Iterations and Total, also with fewer VUs than
+// segments: a segment without VUs plans nothing (it is empty), and Total
+// is split along the VUs so no share of it is stranded there.
+func TestSegmentClosedSharesAddUp(t *testing.T) {
+	ramp := []Stage{{Duration: time.Second, Target: 2.4}, {Duration: time.Second, Target: 0}}
+	for _, base := range []Closed{
+		{VUs: 1, Total: 3},
+		{VUs: 2, Total: 10},
+		{VUs: 3, Iterations: 2},
+		{VUs: 2, Iterations: 5, Total: 7},
+		{VUs: 7, Iterations: 1, Total: 100},
+		{VUs: 5, Total: 1},
+		{VUs: 1, Stages: ramp, Total: 11},
+		{Stages: ramp, Total: 5},
+	} {
+		for _, vus := range []int{base.VUs, base.VUs + 4} {
+			m := base
+			if m.VUs > 0 {
+				m.VUs = vus
+			}
+			_, want := m.plan()
+			for _, n := range []int{1, 2, 3, 4, 7, 10} {
+				var sum int64
+				for i := 0; i < n; i++ {
+					seg, _ := NewSegment(i, n)
+					sm, err := seg.Apply(m)
+					if err != nil {
+						t.Fatal(err)
+					}
+					_, got := sm.plan()
+					noVUs := seg.Scale(int64(m.maxVUs())) == 0
+					if noVUs && !emptyModel(sm) {
+						t.Errorf("%v over %d: segment %d has no VUs but is not empty", m, n, i)
+					}
+					if emptyModel(sm) {
+						got = 0
+					}
+					if noVUs && m.Total > 0 && m.totalShare(seg) != 0 {
+						t.Errorf("%v over %d: segment %d has no VUs but %d of Total", m, n, i, m.totalShare(seg))
+					}
+					sum += got
+				}
+				if len(m.Stages) > 0 {
+					var total int64
+					for i := 0; i < n; i++ {
+						seg, _ := NewSegment(i, n)
+						total += m.totalShare(seg)
+					}
+					if total != int64(m.Total) {
+						t.Errorf("%v over %d: Total shares add up to %d; want %d", m, n, total, m.Total)
+					}
+					continue
+				}
+				if sum != want {
+					t.Errorf("%v over %d segments: shares plan %d requests; the whole %d", m, n, sum, want)
+				}
+			}
+		}
+	}
+}
+
 // A ramp's VU level split over segments adds up to the whole's level at
 // every instant.
 func TestSegmentRampLevels(t *testing.T) {
@@ -182,6 +244,9 @@ func TestRunSegmentsAddUp(t *testing.T) {
 		{"closed total", Closed{VUs: 7, Total: 101}, 3, 101},
 		{"closed iterations", Closed{VUs: 5, Iterations: 4}, 3, 20},
 		{"closed 1 VU over 3", Closed{VUs: 1, Iterations: 5}, 3, 5},
+		{"closed 1 VU total over 3", Closed{VUs: 1, Total: 3}, 3, 3},
+		{"closed 2 VUs total over 3", Closed{VUs: 2, Total: 10}, 3, 10},
+		{"closed 2 VUs iterations and total over 5", Closed{VUs: 2, Iterations: 4, Total: 7}, 5, 7},
 		{"burst", Burst{N: 10}, 4, 10},
 		{"sequential", Sequential{N: 11}, 2, 11},
 		{"open", Open{Rate: 200, Duration: 300 * time.Millisecond}, 3, 60},
