@@ -204,6 +204,78 @@ func TestSegmentClosedSharesAddUp(t *testing.T) {
 	}
 }
 
+// Any tiling of [0, 1) by FROM:TO segments, with mixed denominators, owns
+// every arrival exactly once, and each segment's count of its arrivals
+// (ownedBefore, which plans an open model) is the number it owns.
+func TestSegmentMixedTilingsOwnOnce(t *testing.T) {
+	for _, tiling := range [][]string{
+		{"0:1/2", "1/2:2/3", "2/3:1"},
+		{"0:1/3", "1/3:1/2", "1/2:1"},
+		{"0:0.1", "0.1:1/7", "1/7:0.5", "1/2:999/1000", "0.999:1"},
+		{"0/3", "1/3:1/2", "1/2:5/6", "5/6:1"},
+		{"0/1"},
+		{"0/2", "1/4:1/2", "2/4", "3/4"}, // overlapping on purpose: checked below
+	} {
+		segs := make([]Segment, len(tiling))
+		for i, spec := range tiling {
+			var err error
+			if segs[i], err = ParseSegment(spec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tiles := true
+		if tiling[0] == "0/2" {
+			tiles = false // 0/2 is [0, 1/2), overlapping 1/4:1/2
+		}
+		const arrivals = 3000
+		owners := make([]int, arrivals)
+		for i, seg := range segs {
+			owned := int64(0)
+			for n := int64(0); n < arrivals; n++ {
+				if seg.owns(n) {
+					owners[n]++
+					owned++
+				}
+				if n%97 == 0 || n == arrivals-1 {
+					if got := seg.ownedBefore(n + 1); got != owned {
+						t.Fatalf("%v segment %s: ownedBefore(%d) = %d; owns %d", tiling, tiling[i], n+1, got, owned)
+					}
+				}
+			}
+			// Low discrepancy: every segment's count is within a few of its fraction.
+			if d := float64(owned) - seg.Fraction()*arrivals; d > 5 || d < -5 {
+				t.Errorf("%v segment %s: owns %d of %d; want about %.1f", tiling, tiling[i], owned, arrivals, seg.Fraction()*arrivals)
+			}
+		}
+		bad := 0
+		for _, c := range owners {
+			if c != 1 {
+				bad++
+			}
+		}
+		if tiles && bad != 0 {
+			t.Errorf("%v: %d of %d arrivals owned by no segment or by two", tiling, bad, arrivals)
+		}
+		if !tiles && bad == 0 {
+			t.Errorf("%v: overlapping segments own every arrival once", tiling)
+		}
+	}
+	// The counts are exact for long schedules too (O(log m), not a scan).
+	seg, _ := ParseSegment("1/3:0.7")
+	whole := int64(1e12)
+	var sum int64
+	for _, spec := range []string{"0:1/3", "1/3:0.7", "0.7:1"} {
+		s, _ := ParseSegment(spec)
+		sum += s.ownedBefore(whole)
+	}
+	if sum != whole {
+		t.Errorf("counts over 1e12 arrivals add up to %d", sum)
+	}
+	if got, want := seg.ownedBefore(whole), int64(float64(whole)*(0.7-1.0/3)); got < want-100 || got > want+100 { // discrepancy O(log m)
+		t.Errorf("1/3:0.7 owns %d of 1e12; want about %d", got, want)
+	}
+}
+
 // A ramp's VU level split over segments adds up to the whole's level at
 // every instant.
 func TestSegmentRampLevels(t *testing.T) {
