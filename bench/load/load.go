@@ -790,7 +790,7 @@ func Run(ctx context.Context, t Target, m Model, o Options) (*metrics.Result, er
 	}
 	var hlog *metrics.HlogWriter
 	if o.Hlog != nil {
-		h := metrics.HlogHeader{Labels: labels, GaugeName: gaugeName}
+		h := metrics.HlogHeader{Labels: labels, GaugeName: gaugeName, Tick: interval}
 		if !o.Segment.IsWhole() {
 			h.Segment, h.Whole = o.Segment.String(), wholeLabel
 		}
