@@ -137,6 +137,10 @@ type Options struct {
 	// run's totals; metrics.MergeHlogs (conclab merge) combines such logs
 	// into one result. A write error ends the run's error.
 	Hlog io.Writer
+
+	// observeSend, when set (by tests), is called with the moment each
+	// open-model send passes the planned-end gate (see engine.send).
+	observeSend func(time.Time)
 }
 
 // Progress is a snapshot of a running run.
@@ -416,6 +420,7 @@ type engine struct {
 	dropped atomic.Int64
 	level   atomic.Uint64 // float64 bits: VUs or target rate
 	reason  atomic.Value  // string: why the run stopped early
+	observe func(time.Time)
 }
 
 func (e *engine) stop(reason string) {
@@ -476,7 +481,23 @@ func (e *engine) newWorker(id int) (*worker, func()) {
 
 // send performs one request. intended is the open model's due time (zero
 // for closed models: latency runs from the send).
+//
+// An open-model send that a worker takes up at or after the soft stop (it
+// was handed over just before the planned end, or the worker's goroutine
+// started late) is dropped, not sent: at the planned end no new request
+// starts.
 func (e *engine) send(w *worker, intended time.Time) {
+	if !intended.IsZero() {
+		now := time.Now()
+		if now.Sub(e.start) >= e.softAt {
+			e.issued.Add(-1)
+			e.dropped.Add(1)
+			return
+		}
+		if e.observe != nil {
+			e.observe(now)
+		}
+	}
 	w.s = metrics.Sample{}
 	sent, done := w.c.do(e.hard, &w.s)
 	if intended.IsZero() {
@@ -828,7 +849,7 @@ func Run(ctx context.Context, t Target, m Model, o Options) (*metrics.Result, er
 	hard, cancelHard := context.WithCancel(ctx)
 	defer cancelHard()
 	e := &engine{req: req, rec: rec, hard: hard, stopNew: make(chan struct{}), start: start,
-		late: o.LateThreshold, maxReq: o.MaxRequests, planDur: planDur}
+		late: o.LateThreshold, maxReq: o.MaxRequests, planDur: planDur, observe: o.observeSend}
 	// A hard stop (ctx cancelled) is also a soft one: thinking and parked
 	// VUs and the open-model scheduler all wait on stopNew.
 	defer context.AfterFunc(hard, func() { e.stop("") })()
