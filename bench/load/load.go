@@ -137,6 +137,10 @@ type Options struct {
 	// run's totals; metrics.MergeHlogs (conclab merge) combines such logs
 	// into one result. A write error ends the run's error.
 	Hlog io.Writer
+
+	// observeSend, when set (by tests), is called with the moment each
+	// open-model send passes the planned-end gate (see engine.send).
+	observeSend func(time.Time)
 }
 
 // Progress is a snapshot of a running run.
@@ -342,33 +346,39 @@ func (m Open) validate() error {
 func (m Burst) plan() (time.Duration, int64)      { return 0, int64(m.N) }
 func (m Sequential) plan() (time.Duration, int64) { return 0, int64(m.N) }
 
-func (m Closed) plan() (time.Duration, int64) { return m.planShare(nil) }
+func (m Closed) plan() (time.Duration, int64) { return m.planShare(Segment{}) }
 
-// planShare is plan for the share scale of the model (nil: the whole).
-func (m Closed) planShare(scale func(int64) int64) (time.Duration, int64) {
-	if scale == nil {
-		scale = func(v int64) int64 { return v }
-	}
+// planShare is plan for segment seg of the model (the zero Segment: the
+// whole).
+func (m Closed) planShare(seg Segment) (time.Duration, int64) {
 	if len(m.Stages) > 0 {
 		return stagesDuration(m.Stages), 0
 	}
 	n := int64(0)
 	if m.Iterations > 0 {
-		n = scale(int64(m.VUs)) * int64(m.Iterations)
+		n = seg.Scale(int64(m.VUs)) * int64(m.Iterations)
 	}
 	if m.Total > 0 {
-		if t := scale(int64(m.Total)); n == 0 || t < n {
+		if t := m.totalShare(seg); n == 0 || t < n {
 			n = t
 		}
 	}
 	return m.Duration, n
 }
 
-// maxVUs is the largest number of VUs the model runs at once.
+// totalShare is segment seg's share of Total: Total split along the VUs
+// (the most VUs, with Stages), so that a segment without VUs has none of
+// it and the shares of segments that tile the whole add up to Total.
+func (m Closed) totalShare(seg Segment) int64 {
+	return seg.scaleAlong(int64(m.Total), int64(m.maxVUs()))
+}
+
+// maxVUs is the largest number of VUs the model runs at once: the most of
+// its levels, each rounded as the ramp rounds it.
 func (m Closed) maxVUs() int {
 	n := m.VUs
 	for _, s := range m.Stages {
-		n = max(n, int(math.Ceil(s.Target)))
+		n = max(n, int(math.Round(s.Target)))
 	}
 	return n
 }
@@ -410,6 +420,7 @@ type engine struct {
 	dropped atomic.Int64
 	level   atomic.Uint64 // float64 bits: VUs or target rate
 	reason  atomic.Value  // string: why the run stopped early
+	observe func(time.Time)
 }
 
 func (e *engine) stop(reason string) {
@@ -470,7 +481,23 @@ func (e *engine) newWorker(id int) (*worker, func()) {
 
 // send performs one request. intended is the open model's due time (zero
 // for closed models: latency runs from the send).
+//
+// An open-model send that a worker takes up at or after the soft stop (it
+// was handed over just before the planned end, or the worker's goroutine
+// started late) is dropped, not sent: at the planned end no new request
+// starts.
 func (e *engine) send(w *worker, intended time.Time) {
+	if !intended.IsZero() {
+		now := time.Now()
+		if now.Sub(e.start) >= e.softAt {
+			e.issued.Add(-1)
+			e.dropped.Add(1)
+			return
+		}
+		if e.observe != nil {
+			e.observe(now)
+		}
+	}
 	w.s = metrics.Sample{}
 	sent, done := w.c.do(e.hard, &w.s)
 	if intended.IsZero() {
@@ -518,17 +545,16 @@ func (m Sequential) run(e *engine) {
 	Closed{VUs: 1, Iterations: m.N}.run(e)
 }
 
-func (m Closed) run(e *engine) { m.runShare(e, nil) }
+func (m Closed) run(e *engine) { m.runShare(e, Segment{}) }
 
-// runShare runs the share scale of the model (nil: the whole): VUs, Total
-// and, with Stages, the active level at every instant are scaled, so the
-// shares of segments that tile the whole add up to it at every moment.
-func (m Closed) runShare(e *engine, scale func(int64) int64) {
-	if scale == nil {
-		scale = func(v int64) int64 { return v }
-	}
+// runShare runs segment seg of the model (the zero Segment: the whole):
+// VUs and, with Stages, the active level at every instant are scaled, and
+// Total is split along the VUs (totalShare), so the shares of segments
+// that tile the whole add up to it at every moment.
+func (m Closed) runShare(e *engine, seg Segment) {
+	scale := seg.Scale
 	vus := int(scale(int64(m.VUs)))
-	total := int(scale(int64(m.Total)))
+	total := int(m.totalShare(seg))
 	if m.Total > 0 && total == 0 {
 		return // no share of the requests
 	}
@@ -785,7 +811,7 @@ func Run(ctx context.Context, t Target, m Model, o Options) (*metrics.Result, er
 	}
 	var hlog *metrics.HlogWriter
 	if o.Hlog != nil {
-		h := metrics.HlogHeader{Labels: labels, GaugeName: gaugeName}
+		h := metrics.HlogHeader{Labels: labels, GaugeName: gaugeName, Tick: interval}
 		if !o.Segment.IsWhole() {
 			h.Segment, h.Whole = o.Segment.String(), wholeLabel
 		}
@@ -823,7 +849,7 @@ func Run(ctx context.Context, t Target, m Model, o Options) (*metrics.Result, er
 	hard, cancelHard := context.WithCancel(ctx)
 	defer cancelHard()
 	e := &engine{req: req, rec: rec, hard: hard, stopNew: make(chan struct{}), start: start,
-		late: o.LateThreshold, maxReq: o.MaxRequests, planDur: planDur}
+		late: o.LateThreshold, maxReq: o.MaxRequests, planDur: planDur, observe: o.observeSend}
 	// A hard stop (ctx cancelled) is also a soft one: thinking and parked
 	// VUs and the open-model scheduler all wait on stopNew.
 	defer context.AfterFunc(hard, func() { e.stop("") })()

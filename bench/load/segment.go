@@ -2,7 +2,6 @@ package load
 
 import (
 	"fmt"
-	"math"
 	"math/big"
 	"math/bits"
 	"strconv"
@@ -24,15 +23,15 @@ import (
 // computed exactly on integers. The shares of consecutive segments
 // telescope, so they add up to v with no rounding drift, whatever v and
 // however many segments. An open model's arrivals are numbered 0, 1, 2, ...
-// in the whole schedule and dealt over the segments like k6's striped
-// sequence (see owns): each arrival belongs to exactly one segment, which
-// sends it at its time in the whole schedule, so the segments interleave
-// (with three equal segments, every third arrival each).
+// in the whole schedule and each has a position in [0, 1) (see owns); the
+// segment whose [From, To) holds the position sends the arrival, at its
+// time in the whole schedule. So any segments that tile [0, 1), with any
+// denominators ("0:1/2", "1/2:2/3", "2/3:1"), own every arrival exactly
+// once, and the segments interleave over the whole run.
 //
 // The zero Segment is the whole run.
 type Segment struct {
 	from, to, den int64 // From = from/den, To = to/den; den 0: the whole
-	stride        int64 // strideFor(den), cached by the constructors
 }
 
 // maxSegmentDen bounds a segment's denominator, so that Scale's products
@@ -49,7 +48,7 @@ func NewSegment(i, n int) (Segment, error) {
 	if i < 0 || i >= n {
 		return Segment{}, fmt.Errorf("load: segment index must be in 0..%d for %d segments, got %d", n-1, n, i)
 	}
-	return Segment{from: int64(i), to: int64(i + 1), den: int64(n), stride: strideFor(int64(n))}, nil
+	return Segment{from: int64(i), to: int64(i + 1), den: int64(n)}, nil
 }
 
 // ParseSegment parses "i/n" (segment i of n equal segments, i from 0) or
@@ -81,10 +80,9 @@ func ParseSegment(s string) (Segment, error) {
 		}
 		d := den.Int64()
 		return Segment{
-			from:   a.Num().Int64() * (d / da.Int64()),
-			to:     b.Num().Int64() * (d / db.Int64()),
-			den:    d,
-			stride: strideFor(d),
+			from: a.Num().Int64() * (d / da.Int64()),
+			to:   b.Num().Int64() * (d / db.Int64()),
+			den:  d,
 		}, nil
 	}
 	is, ns, ok := strings.Cut(s, "/")
@@ -154,72 +152,120 @@ func (s Segment) Scale(v int64) int64 {
 	return floorMul(v, s.to, s.den) - floorMul(v, s.from, s.den)
 }
 
+// scaleAlong is the segment's share of v split along the segment's share
+// of along: v·a(To)/along − v·a(From)/along, each floored, where
+// a(x) = floor(along·x) is the split of along itself (Scale). The shares
+// of segments that tile [0, 1) telescope to v exactly, and a segment whose
+// share of along is 0 gets 0 of v (Closed splits Total along the VUs this
+// way, so that no share of the requests lands on a segment without VUs).
+// along ≤ 0 splits v by Scale.
+func (s Segment) scaleAlong(v, along int64) int64 {
+	if s.den == 0 {
+		return v
+	}
+	if along <= 0 {
+		return s.Scale(v)
+	}
+	if v <= 0 {
+		return 0
+	}
+	aTo, aFrom := floorMul(along, s.to, s.den), floorMul(along, s.from, s.den)
+	return floorMul(v, aTo, along) - floorMul(v, aFrom, along)
+}
+
 // owns reports whether whole-schedule arrival n (from 0) is this segment's.
-// Arrivals are dealt over the denominator's cycle: arrival n has the
-// position (n·g mod den)/den in [0, 1), where g is coprime to den (so each
-// cycle of den arrivals visits every position once) and near den/φ (so
-// that consecutive arrivals land far apart, spreading an uneven segment's
-// arrivals over time); the segment owns the positions in [From, To). The
-// segments that tile [0, 1) therefore own every arrival exactly once, and
-// each owns exactly its fraction of every den consecutive arrivals.
+// Arrival n has the position frac(n/φ) in [0, 1), in exact 64-bit fixed
+// point (pos(n) = n·g mod 2⁶⁴ with g the odd integer nearest 2⁶⁴/φ), and
+// the segment owns the positions in [From, To): pos·den/2⁶⁴ is compared
+// with from and to exactly, so ownership depends only on the fractions
+// From and To, not on how they are written. Segments that tile [0, 1)
+// therefore own every arrival exactly once, whatever their denominators,
+// and the golden-ratio sequence spreads each segment's arrivals evenly
+// over the schedule (consecutive arrivals land far apart, and any run of
+// arrivals holds each segment's fraction of them to within a few).
 func (s Segment) owns(n int64) bool {
 	if s.den == 0 {
 		return true
 	}
-	g := s.stride
-	if g == 0 {
-		g = strideFor(s.den)
-	}
-	pos := floorModMul(n, g, s.den)
-	return pos >= s.from && pos < s.to
+	h, _ := bits.Mul64(arrivalPos(n), uint64(s.den)) // floor(pos·den/2⁶⁴)
+	return h >= uint64(s.from) && h < uint64(s.to)
 }
 
-// ownedBefore counts the arrivals before number m that the segment owns.
+// phiStride is the odd integer nearest 2⁶⁴/φ.
+const phiStride = 0x9E3779B97F4A7C15
+
+// arrivalPos is arrival n's position frac(n/φ), as a 64-bit fraction.
+func arrivalPos(n int64) uint64 { return uint64(n) * phiStride }
+
+// ownedBefore counts the arrivals before number m that the segment owns,
+// by the rule of owns, in O(log m) exact integer steps.
 func (s Segment) ownedBefore(m int64) int64 {
 	if s.den == 0 || m <= 0 {
 		return max(m, 0)
 	}
-	n := m / s.den * (s.to - s.from)
-	for k := m / s.den * s.den; k < m; k++ {
-		if s.owns(k) {
-			n++
+	return posAtLeast(m, s.threshold(s.from)) - posAtLeast(m, s.threshold(s.to))
+}
+
+// threshold is the least 64-bit position at or above x/den:
+// ceil(x·2⁶⁴/den), as a big integer (2⁶⁴ for x = den).
+func (s Segment) threshold(x int64) *big.Int {
+	t := new(big.Int).Lsh(big.NewInt(x), 64)
+	d := big.NewInt(s.den)
+	t.Add(t, d).Sub(t, big.NewInt(1))
+	return t.Quo(t, d)
+}
+
+// posAtLeast counts the n in [0, m) with arrivalPos(n) ≥ a (0 ≤ a ≤ 2⁶⁴).
+// With M = 2⁶⁴ and pos(n) = n·g − M·floor(n·g/M), pos(n) ≥ a exactly when
+// floor((n·g + M − a)/M) − floor(n·g/M) is 1 (else it is 0), so the count
+// is a difference of two floor sums.
+func posAtLeast(m int64, a *big.Int) int64 {
+	M := new(big.Int).Lsh(big.NewInt(1), 64)
+	g := new(big.Int).SetUint64(phiStride)
+	b := new(big.Int).Sub(M, a)
+	c := new(big.Int).Sub(floorSum(m, M, g, b), floorSum(m, M, g, new(big.Int)))
+	return c.Int64()
+}
+
+// floorSum is Σ_{i=0}^{n-1} floor((a·i + b)/m) for n ≥ 0, m ≥ 1, a, b ≥ 0,
+// exact. It reduces a and b modulo m (taking out the whole parts, which
+// sum in closed form), then counts the lattice points under the line the
+// other way round (swapping the roles of m and a), as Euclid's algorithm
+// does, so it takes O(log m) steps.
+func floorSum(n int64, m, a, b *big.Int) *big.Int {
+	N := big.NewInt(n)
+	m, a, b = new(big.Int).Set(m), new(big.Int).Set(a), new(big.Int).Set(b)
+	sum := new(big.Int)
+	q, t := new(big.Int), new(big.Int)
+	for N.Sign() > 0 {
+		if a.Cmp(m) >= 0 { // Σ i·floor(a/m) = n(n−1)/2·floor(a/m)
+			q.QuoRem(a, m, a)
+			t.Sub(N, big.NewInt(1)).Mul(t, N).Rsh(t, 1).Mul(t, q)
+			sum.Add(sum, t)
 		}
-	}
-	return n
-}
-
-// floorModMul is n·g mod den for n ≥ 0, exact.
-func floorModMul(n, g, den int64) int64 {
-	hi, lo := bits.Mul64(uint64(n), uint64(g))
-	_, r := bits.Div64(hi%uint64(den), lo, uint64(den))
-	return int64(r)
-}
-
-// strideFor is the integer nearest den/φ that is coprime to den.
-func strideFor(den int64) int64 {
-	if den <= 2 {
-		return 1
-	}
-	g := int64(math.Round(float64(den) / math.Phi))
-	for d := int64(0); ; d++ {
-		for _, c := range []int64{g - d, g + d} {
-			if c >= 1 && c < den && gcd(c, den) == 1 {
-				return c
-			}
+		if b.Cmp(m) >= 0 { // Σ floor(b/m) = n·floor(b/m)
+			q.QuoRem(b, m, b)
+			sum.Add(sum, t.Mul(N, q))
 		}
+		// Now a, b < m. The terms count the points (i, y) with
+		// 1 ≤ y ≤ (a·i + b)/m, i < n; counted by y instead, they are a
+		// floor sum with n' = floor((a·n + b)/m) rows and m, a swapped.
+		yMax := new(big.Int).Mul(a, N)
+		yMax.Add(yMax, b)
+		if yMax.Cmp(m) < 0 {
+			break
+		}
+		N.QuoRem(yMax, m, b)
+		m, a = a, m
 	}
-}
-
-func gcd(a, b int64) int64 {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
+	return sum
 }
 
 // Apply returns this segment's share of model m: Burst and Sequential
-// scale N; Closed scales VUs and Total (Iterations stay per VU, Duration
-// and Think stay) and, with Stages, the active VU level at every instant;
+// scale N; Closed scales VUs and, with Stages, the active VU level at
+// every instant, and splits Total along the VUs (a segment's share of
+// Total is in proportion to its share of the VUs, so a segment without
+// VUs has none; Iterations stay per VU, Duration and Think stay);
 // Open keeps the whole schedule and sends only this segment's arrivals
 // (its Pacer, if any, is wrapped), with MaxInFlight scaled (at least 1).
 // The shares may be zero (e.g. 1 VU over 3 segments): such a model runs
@@ -324,11 +370,11 @@ type segClosed struct {
 
 func (m segClosed) String() string               { return m.whole.String() + " segment " + m.seg.String() }
 func (m segClosed) validate() error              { return m.whole.validate() }
-func (m segClosed) plan() (time.Duration, int64) { return m.whole.planShare(m.seg.Scale) }
-func (m segClosed) run(e *engine)                { m.whole.runShare(e, m.seg.Scale) }
+func (m segClosed) plan() (time.Duration, int64) { return m.whole.planShare(m.seg) }
+func (m segClosed) run(e *engine)                { m.whole.runShare(e, m.seg) }
 
 func (m segClosed) empty() bool {
-	return m.seg.Scale(int64(m.whole.maxVUs())) == 0 || (m.whole.Total > 0 && m.seg.Scale(int64(m.whole.Total)) == 0)
+	return m.seg.Scale(int64(m.whole.maxVUs())) == 0 || (m.whole.Total > 0 && m.whole.totalShare(m.seg) == 0)
 }
 
 type segOpen struct {

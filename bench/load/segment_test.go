@@ -142,6 +142,140 @@ func TestSegmentPacerPartitions(t *testing.T) {
 	}
 }
 
+// The planned requests of a closed model's segments add up to the whole's,
+// for every mix of VUs, Iterations and Total, also with fewer VUs than
+// segments: a segment without VUs plans nothing (it is empty), and Total
+// is split along the VUs so no share of it is stranded there.
+func TestSegmentClosedSharesAddUp(t *testing.T) {
+	ramp := []Stage{{Duration: time.Second, Target: 2.4}, {Duration: time.Second, Target: 0}}
+	for _, base := range []Closed{
+		{VUs: 1, Total: 3},
+		{VUs: 2, Total: 10},
+		{VUs: 3, Iterations: 2},
+		{VUs: 2, Iterations: 5, Total: 7},
+		{VUs: 7, Iterations: 1, Total: 100},
+		{VUs: 5, Total: 1},
+		{VUs: 1, Stages: ramp, Total: 11},
+		{Stages: ramp, Total: 5},
+	} {
+		for _, vus := range []int{base.VUs, base.VUs + 4} {
+			m := base
+			if m.VUs > 0 {
+				m.VUs = vus
+			}
+			_, want := m.plan()
+			for _, n := range []int{1, 2, 3, 4, 7, 10} {
+				var sum int64
+				for i := 0; i < n; i++ {
+					seg, _ := NewSegment(i, n)
+					sm, err := seg.Apply(m)
+					if err != nil {
+						t.Fatal(err)
+					}
+					_, got := sm.plan()
+					noVUs := seg.Scale(int64(m.maxVUs())) == 0
+					if noVUs && !emptyModel(sm) {
+						t.Errorf("%v over %d: segment %d has no VUs but is not empty", m, n, i)
+					}
+					if emptyModel(sm) {
+						got = 0
+					}
+					if noVUs && m.Total > 0 && m.totalShare(seg) != 0 {
+						t.Errorf("%v over %d: segment %d has no VUs but %d of Total", m, n, i, m.totalShare(seg))
+					}
+					sum += got
+				}
+				if len(m.Stages) > 0 {
+					var total int64
+					for i := 0; i < n; i++ {
+						seg, _ := NewSegment(i, n)
+						total += m.totalShare(seg)
+					}
+					if total != int64(m.Total) {
+						t.Errorf("%v over %d: Total shares add up to %d; want %d", m, n, total, m.Total)
+					}
+					continue
+				}
+				if sum != want {
+					t.Errorf("%v over %d segments: shares plan %d requests; the whole %d", m, n, sum, want)
+				}
+			}
+		}
+	}
+}
+
+// Any tiling of [0, 1) by FROM:TO segments, with mixed denominators, owns
+// every arrival exactly once, and each segment's count of its arrivals
+// (ownedBefore, which plans an open model) is the number it owns.
+func TestSegmentMixedTilingsOwnOnce(t *testing.T) {
+	for _, tiling := range [][]string{
+		{"0:1/2", "1/2:2/3", "2/3:1"},
+		{"0:1/3", "1/3:1/2", "1/2:1"},
+		{"0:0.1", "0.1:1/7", "1/7:0.5", "1/2:999/1000", "0.999:1"},
+		{"0/3", "1/3:1/2", "1/2:5/6", "5/6:1"},
+		{"0/1"},
+		{"0/2", "1/4:1/2", "2/4", "3/4"}, // overlapping on purpose: checked below
+	} {
+		segs := make([]Segment, len(tiling))
+		for i, spec := range tiling {
+			var err error
+			if segs[i], err = ParseSegment(spec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tiles := true
+		if tiling[0] == "0/2" {
+			tiles = false // 0/2 is [0, 1/2), overlapping 1/4:1/2
+		}
+		const arrivals = 3000
+		owners := make([]int, arrivals)
+		for i, seg := range segs {
+			owned := int64(0)
+			for n := int64(0); n < arrivals; n++ {
+				if seg.owns(n) {
+					owners[n]++
+					owned++
+				}
+				if n%97 == 0 || n == arrivals-1 {
+					if got := seg.ownedBefore(n + 1); got != owned {
+						t.Fatalf("%v segment %s: ownedBefore(%d) = %d; owns %d", tiling, tiling[i], n+1, got, owned)
+					}
+				}
+			}
+			// Low discrepancy: every segment's count is within a few of its fraction.
+			if d := float64(owned) - seg.Fraction()*arrivals; d > 5 || d < -5 {
+				t.Errorf("%v segment %s: owns %d of %d; want about %.1f", tiling, tiling[i], owned, arrivals, seg.Fraction()*arrivals)
+			}
+		}
+		bad := 0
+		for _, c := range owners {
+			if c != 1 {
+				bad++
+			}
+		}
+		if tiles && bad != 0 {
+			t.Errorf("%v: %d of %d arrivals owned by no segment or by two", tiling, bad, arrivals)
+		}
+		if !tiles && bad == 0 {
+			t.Errorf("%v: overlapping segments own every arrival once", tiling)
+		}
+	}
+	// The counts are exact for long schedules too (O(log m), not a scan).
+	seg, _ := ParseSegment("1/3:0.7")
+	whole := int64(1e12)
+	var sum int64
+	for _, spec := range []string{"0:1/3", "1/3:0.7", "0.7:1"} {
+		s, _ := ParseSegment(spec)
+		sum += s.ownedBefore(whole)
+	}
+	if sum != whole {
+		t.Errorf("counts over 1e12 arrivals add up to %d", sum)
+	}
+	if got, want := seg.ownedBefore(whole), int64(float64(whole)*(0.7-1.0/3)); got < want-100 || got > want+100 { // discrepancy O(log m)
+		t.Errorf("1/3:0.7 owns %d of 1e12; want about %d", got, want)
+	}
+}
+
 // A ramp's VU level split over segments adds up to the whole's level at
 // every instant.
 func TestSegmentRampLevels(t *testing.T) {
@@ -182,12 +316,15 @@ func TestRunSegmentsAddUp(t *testing.T) {
 		{"closed total", Closed{VUs: 7, Total: 101}, 3, 101},
 		{"closed iterations", Closed{VUs: 5, Iterations: 4}, 3, 20},
 		{"closed 1 VU over 3", Closed{VUs: 1, Iterations: 5}, 3, 5},
+		{"closed 1 VU total over 3", Closed{VUs: 1, Total: 3}, 3, 3},
+		{"closed 2 VUs total over 3", Closed{VUs: 2, Total: 10}, 3, 10},
+		{"closed 2 VUs iterations and total over 5", Closed{VUs: 2, Iterations: 4, Total: 7}, 5, 7},
 		{"burst", Burst{N: 10}, 4, 10},
 		{"sequential", Sequential{N: 11}, 2, 11},
 		{"open", Open{Rate: 200, Duration: 300 * time.Millisecond}, 3, 60},
 	} {
 		srv, served := countingServer(t)
-		var sum int64
+		var sum, dropped int64
 		empty := 0
 		for i := 0; i < tc.n; i++ {
 			seg, _ := NewSegment(i, tc.n)
@@ -196,7 +333,8 @@ func TestRunSegmentsAddUp(t *testing.T) {
 				t.Fatalf("%s segment %v: %v", tc.name, seg, err)
 			}
 			sum += res.Count()
-			if res.Count() == 0 {
+			dropped += res.Dropped
+			if res.Count() == 0 && res.Dropped == 0 {
 				empty++
 				if !hasWarning(res, "no share") {
 					t.Errorf("%s segment %v: empty, without a warning: %q", tc.name, seg, res.Warnings)
@@ -206,8 +344,11 @@ func TestRunSegmentsAddUp(t *testing.T) {
 				t.Errorf("%s: load label %q; want %q", tc.name, res.Labels["load"], want)
 			}
 		}
-		if sum != tc.want || served.Load() != tc.want {
-			t.Errorf("%s over %d segments: %d requests counted, %d served; want %d", tc.name, tc.n, sum, served.Load(), tc.want)
+		// An open model's arrival that a loaded machine could not start
+		// before the planned end is dropped, never sent late: sent + dropped
+		// is the exact invariant.
+		if sum+dropped != tc.want || served.Load() != sum || (dropped != 0 && tc.name != "open") {
+			t.Errorf("%s over %d segments: %d requests counted, %d dropped, %d served; want %d", tc.name, tc.n, sum, dropped, served.Load(), tc.want)
 		}
 		if tc.name == "closed 1 VU over 3" && empty != 2 {
 			t.Errorf("%s: %d empty segments; want 2", tc.name, empty)

@@ -28,7 +28,8 @@ import (
 // reader reads the histograms; readers skip lines that start with '#'.
 //
 // conclab adds such comment lines, so that merging loses nothing a single
-// run reports: a header (#[conclab-hlog {...}]: labels, gauge, segment),
+// run reports: a header (#[conclab-hlog {...}]: labels, gauge, segment,
+// the interval length),
 // before each interval its exact counters (#[conclab-interval {...}]:
 // requests by outcome, late sends, bytes, the exact latency sum, min and
 // max), and at the end the run's totals (#[conclab-end {...}]: elapsed,
@@ -58,6 +59,10 @@ type HlogHeader struct {
 	// for a whole run; Whole is then the whole model's load label, which a
 	// merge of all the segments reports.
 	Segment, Whole string
+	// Tick is the length of the run's intervals (the series interval; the
+	// first and last may be shorter). MergeHlogs lays its series on this
+	// grid; 0 leaves it to the intervals' most common length.
+	Tick time.Duration
 }
 
 type hlogHeaderJSON struct {
@@ -66,6 +71,7 @@ type hlogHeaderJSON struct {
 	Gauge       string            `json:"gauge,omitempty"`
 	Segment     string            `json:"segment,omitempty"`
 	Whole       string            `json:"whole,omitempty"`
+	Tick        int64             `json:"tick_ns,omitempty"`
 	Uncorrected bool              `json:"uncorrected,omitempty"`
 	Phases      bool              `json:"phases,omitempty"`
 	Start       int64             `json:"start_unix_ns"`
@@ -153,7 +159,7 @@ func (hw *HlogWriter) begin(start time.Time, o Options) {
 	}
 	hw.printf("#[Histogram log format version 1.3]\n")
 	hw.comment(hlogHeaderTag, hlogHeaderJSON{Version: hlogVersion, Labels: labels, Gauge: hw.header.GaugeName,
-		Segment: hw.header.Segment, Whole: hw.header.Whole, Uncorrected: o.Uncorrected, Phases: o.Phases, Start: start.UnixNano()})
+		Segment: hw.header.Segment, Whole: hw.header.Whole, Tick: int64(hw.header.Tick), Uncorrected: o.Uncorrected, Phases: o.Phases, Start: start.UnixNano()})
 	hw.printf("#[StartTime: %s (seconds since epoch), %s]\n", epochSecs(start), start.UTC().Format(time.RFC3339Nano))
 	hw.printf("#[BaseTime: %s (seconds since epoch)]\n", epochSecs(start))
 	hw.printf("%s\n", hlogLegend)

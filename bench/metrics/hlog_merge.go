@@ -68,10 +68,12 @@ func MergeHlogFiles(paths ...string) (*Result, error) {
 //     maxes) of the logs' own counters, so they are exact;
 //   - percentiles come from the merged histogram of every interval of
 //     every log (the HDR histograms add losslessly);
-//   - the series has one row per interval of the first log's length,
-//     on a grid from the earliest start: each log interval goes to the
-//     row its midpoint falls in, and the gauge of a row is the sum over
-//     logs (VUs or target rate of all agents together);
+//   - the series has one row per tick on a grid from the earliest start
+//     (the tick is the longest the writers recorded in their headers,
+//     HlogHeader.Tick, else the most common interval length): each log
+//     interval goes to the row its midpoint falls in, and the gauge of a
+//     row is the sum over logs (VUs or target rate of all agents
+//     together);
 //   - elapsed runs from the earliest start to the latest end;
 //   - labels that agree across logs are kept; for segments of one run the
 //     load label is the whole model's; warnings and error samples are
@@ -121,6 +123,9 @@ func parseHlog(name string, r io.Reader) (*hlogFile, error) {
 			if err := json.Unmarshal([]byte(strings.TrimSuffix(line[len(hlogIntervalTag):], "]")), &iv); err != nil {
 				return nil, bad(fmt.Errorf("conclab interval: %w", err))
 			}
+			if err := iv.check(); err != nil {
+				return nil, bad(fmt.Errorf("conclab interval: %w", err))
+			}
 			cur = &hlogInterval{start: time.Duration(iv.Start), length: time.Duration(iv.Length), gauge: math.NaN(),
 				exact: true, payloads: map[string]string{}}
 			if iv.Gauge != nil {
@@ -140,11 +145,17 @@ func parseHlog(name string, r io.Reader) (*hlogFile, error) {
 			if err != nil {
 				return nil, bad(fmt.Errorf("StartTime: %w", err))
 			}
+			if v > maxEpochSecs {
+				return nil, bad(fmt.Errorf("StartTime %v s is out of range", v))
+			}
 			startSec, haveStart = v, true
 		case strings.HasPrefix(line, "#[BaseTime:"):
 			v, err := leadingFloat(line[len("#[BaseTime:"):])
 			if err != nil {
 				return nil, bad(fmt.Errorf("BaseTime: %w", err))
+			}
+			if v > maxEpochSecs {
+				return nil, bad(fmt.Errorf("BaseTime %v s is out of range", v))
 			}
 			baseSec, haveBase = v, true
 		case strings.HasPrefix(line, "#"), strings.HasPrefix(line, `"StartTimestamp"`):
@@ -164,7 +175,7 @@ func parseHlog(name string, r io.Reader) (*hlogFile, error) {
 			}
 			ts, err1 := strconv.ParseFloat(fields[0], 64)
 			ln, err2 := strconv.ParseFloat(fields[1], 64)
-			if err1 != nil || err2 != nil || ts < 0 || ln < 0 {
+			if err1 != nil || err2 != nil || !(ts >= 0 && ts <= maxEpochSecs) || !(ln >= 0 && ln <= maxEpochSecs) {
 				return nil, bad(fmt.Errorf("bad interval times in %q", truncateLine(line)))
 			}
 			if !haveStart {
@@ -180,9 +191,15 @@ func parseHlog(name string, r io.Reader) (*hlogFile, error) {
 				tag = "latency"
 			}
 			abs := baseSec + ts
-			off := time.Duration((abs - startSec) * float64(time.Second))
+			off := time.Duration(math.Round((abs - startSec) * float64(time.Second)))
+			if off < 0 && !cur.isExact() {
+				if off < -time.Millisecond { // more than the stamps' rounding
+					return nil, bad(fmt.Errorf("interval starts %v before the log's StartTime", (-off).Round(time.Millisecond)))
+				}
+				off = 0
+			}
 			if cur == nil || (!cur.exact && (cur.start != off || cur.payloads[tag] != "")) {
-				cur = &hlogInterval{start: off, length: time.Duration(ln * float64(time.Second)), gauge: math.NaN(), payloads: map[string]string{}}
+				cur = &hlogInterval{start: off, length: time.Duration(math.Round(ln * float64(time.Second))), gauge: math.NaN(), payloads: map[string]string{}}
 				cur.c.reset()
 				f.intervals = append(f.intervals, cur)
 			}
@@ -190,11 +207,11 @@ func parseHlog(name string, r io.Reader) (*hlogFile, error) {
 				return nil, bad(fmt.Errorf("two %q histograms for one interval", tag))
 			}
 			cur.payloads[tag] = fields[3]
+			h, err := decodeHist(fields[3])
+			if err != nil {
+				return nil, bad(fmt.Errorf("%s histogram: %w", tag, err))
+			}
 			if !cur.exact && tag == "latency" {
-				h, err := hdrhistogram.Decode([]byte(fields[3]))
-				if err != nil {
-					return nil, bad(fmt.Errorf("histogram: %w", err))
-				}
 				n := h.TotalCount()
 				cur.c.n, cur.c.outcomes[OK] = n, n
 				if n > 0 {
@@ -218,6 +235,30 @@ func parseHlog(name string, r io.Reader) (*hlogFile, error) {
 	return f, nil
 }
 
+// maxEpochSecs bounds the times a log states, in seconds (year 2255):
+// beyond it a time.Duration or time.Time would overflow.
+const maxEpochSecs = 9e9
+
+func (cur *hlogInterval) isExact() bool { return cur != nil && cur.exact }
+
+// check rejects a conclab interval comment that no writer writes: negative
+// times or counts, or times beyond a run's range.
+func (iv *hlogIntervalJSON) check() error {
+	const maxNs = int64(maxEpochSecs * 1e9)
+	switch {
+	case iv.Start < 0:
+		return fmt.Errorf("t_ns %d: the interval starts before the log's start", iv.Start)
+	case iv.Start > maxNs || iv.Length < 0 || iv.Length > maxNs:
+		return fmt.Errorf("t_ns %d, len_ns %d out of range", iv.Start, iv.Length)
+	}
+	for _, v := range append([]int64{iv.N, iv.Late, iv.BytesIn, iv.BytesOut, iv.Clamped}, iv.Outcomes[:]...) {
+		if v < 0 || v > maxHistCount {
+			return fmt.Errorf("count %d out of range 0..%d", v, int64(maxHistCount))
+		}
+	}
+	return nil
+}
+
 func leadingFloat(s string) (float64, error) {
 	s = strings.TrimSpace(s)
 	end := 0
@@ -234,6 +275,36 @@ func truncateLine(s string) string {
 	return s
 }
 
+// gridStep is the merged series' interval: the longest tick the writers
+// recorded (a shorter one's intervals then fall several to a row, never
+// leaving rows empty between them), else the most common interval length
+// over all logs (ties: the longer), so that a short first or last
+// interval does not set the grid; 1 s when there are no intervals.
+func gridStep(files []*hlogFile) time.Duration {
+	var tick time.Duration
+	lengths := map[time.Duration]int{}
+	for _, f := range files {
+		if f.header != nil {
+			tick = max(tick, time.Duration(f.header.Tick))
+		}
+		for _, iv := range f.intervals {
+			if iv.length > 0 {
+				lengths[iv.length]++
+			}
+		}
+	}
+	if tick > 0 {
+		return tick
+	}
+	step, most := time.Second, 0
+	for l, n := range lengths {
+		if n > most || (n == most && l > step) {
+			step, most = l, n
+		}
+	}
+	return step
+}
+
 // hlogBucket is one row of the merged series.
 type hlogBucket struct {
 	c        counters
@@ -245,16 +316,13 @@ func mergeHlogFiles(files []*hlogFile) (*Result, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("metrics: no logs to merge")
 	}
-	// The grid: the first interval length found, from the earliest start.
+	// The grid: from the earliest start, in steps of gridStep.
 	origin := files[0].start
-	var step time.Duration
+	step := gridStep(files)
 	uncorrected, phases := false, true
 	for _, f := range files {
 		if f.start.Before(origin) {
 			origin = f.start
-		}
-		if step == 0 && len(f.intervals) > 0 {
-			step = f.intervals[0].length
 		}
 		if f.header != nil {
 			uncorrected = uncorrected || f.header.Uncorrected
@@ -268,15 +336,12 @@ func mergeHlogFiles(files []*hlogFile) (*Result, error) {
 			}
 		}
 	}
-	if step <= 0 {
-		step = time.Second
-	}
 	// The merged histograms take the finest precision and widest range met.
 	highest, sigfig := int64(DefaultHighest), DefaultSignificantFigures
 	for _, f := range files {
 		for _, iv := range f.intervals {
 			if p := iv.payloads["latency"]; p != "" {
-				h, err := hdrhistogram.Decode([]byte(p))
+				h, err := decodeHist(p)
 				if err != nil {
 					return nil, fmt.Errorf("metrics: %s: histogram: %w", f.name, err)
 				}
@@ -305,6 +370,9 @@ func mergeHlogFiles(files []*hlogFile) (*Result, error) {
 		for _, iv := range f.intervals {
 			mid := off + iv.start + iv.length/2
 			k := int(mid / step)
+			if mid < 0 { // parseHlog rejects these; never index with them
+				return nil, fmt.Errorf("metrics: %s: an interval starts %v before the log's start", f.name, (-mid).Round(time.Millisecond))
+			}
 			if k >= DefaultMaxIntervals {
 				return nil, fmt.Errorf("metrics: the logs span more than %d intervals of %v (%s starts %v after the earliest): are they from one run?",
 					DefaultMaxIntervals, step, f.name, off.Round(time.Millisecond))
@@ -344,7 +412,7 @@ func mergeHlogFiles(files []*hlogFile) (*Result, error) {
 				continue // a tag this merge does not report
 			}
 			for _, p := range ps {
-				h, err := hdrhistogram.Decode([]byte(p))
+				h, err := decodeHist(p)
 				if err != nil {
 					return nil, fmt.Errorf("metrics: histogram (%s): %w", tag, err)
 				}

@@ -183,7 +183,7 @@ func TestHlogBadInput(t *testing.T) {
 	for _, tc := range []struct{ name, log, want string }{
 		{"empty", "", "not an HdrHistogram interval log"},
 		{"text", "hello\n", "want StartTimestamp"},
-		{"bad payload", "#[StartTime: 1 (s)]\nTag=latency,0.0,1.0,1.0,HISTnotbase64\n", "histogram"},
+		{"bad payload", "#[StartTime: 0 (s)]\nTag=latency,0.0,1.0,1.0,HISTnotbase64\n", "histogram"},
 		{"bad header", hlogHeaderTag + "{nope]\n", "conclab header"},
 		{"newer", hlogHeaderTag + `{"version":99}]` + "\n", "newer"},
 		{"far apart", "#[StartTime: 1 (s)]\n#[conclab-interval {\"t_ns\":100000000000000,\"len_ns\":1000}]\n", "one run"},

@@ -118,13 +118,15 @@ func parseLoadFlags(args []string, stderr io.Writer) (*loadFlags, string, error)
 	}
 	seen := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { seen[fl.Name] = true })
+	// The default duration is applied before check, so it is held to
+	// --max-duration like an explicit -d.
+	if f.d == 0 && f.n == 0 && f.iterations == 0 && !seen["d"] {
+		f.d = defaultDuration
+	}
 	if err := f.check(seen); err != nil {
 		return nil, "", err
 	}
 	f.cSet = seen["c"]
-	if f.d == 0 && f.n == 0 && f.iterations == 0 {
-		f.d = 10 * time.Second
-	}
 	return f, url, nil
 }
 
@@ -135,6 +137,7 @@ const (
 	// (docs/load.md's comparison): a rate above it gets a note up front.
 	singleProcessRate = 200_000
 	maxRunCap         = 24 * time.Hour
+	defaultDuration   = 10 * time.Second // without -d, -n or --iterations
 	maxTimeout        = time.Hour
 	maxGrace          = 10 * time.Minute
 )
@@ -159,6 +162,8 @@ func (f *loadFlags) check(seen map[string]bool) error {
 		return fmt.Errorf("--rate %g is above the cap of %g requests/s (load.MaxRate), more than one process can send; split the load over agents with --segment i/N", f.rate, float64(load.MaxRate))
 	case f.maxDuration <= 0 || f.maxDuration > maxRunCap:
 		return fmt.Errorf("--max-duration must be in (0, %v], got %v", maxRunCap, f.maxDuration)
+	case f.d > f.maxDuration && !seen["d"]:
+		return fmt.Errorf("the default duration -d %v is above --max-duration %v: give a shorter -d, or -n", f.d, f.maxDuration)
 	case f.d > f.maxDuration:
 		return fmt.Errorf("-d %v is above the longest run allowed, --max-duration %v (at most %v): the run would be cut short", f.d, f.maxDuration, maxRunCap)
 	case f.think < 0:
