@@ -749,6 +749,12 @@ func (s *Session) run(ctx context.Context, line int, srcs ...string) (reflect.Va
 		}
 	}
 	if err != nil {
+		// A name nothing declares is reported as Go does, whatever the
+		// interpreter made of it (see undefined.go).
+		if u := undefinedNames(src, s.isDefined); len(u) > 0 {
+			s.diag.take()
+			return reflect.Value{}, undefinedError(u, src, line)
+		}
 		return reflect.Value{}, s.mapError(err, src, line)
 	}
 	v, err := s.in.ExecuteWithContext(ctx, prog)
@@ -762,11 +768,17 @@ func (s *Session) run(ctx context.Context, line int, srcs ...string) (reflect.Va
 }
 
 // compile compiles src; a panic of the interpreter's compiler (it has some
-// on constructs it lacks) is returned as a compile error.
+// on constructs it lacks) is returned as a compile error. A failed
+// compilation leaves the main scope as it found it (see
+// scopeSnapshot.restore).
 func (s *Session) compile(src string) (prog *interp.Program, err error) {
+	snap, snapped := interpScope{s.in}.snapshot()
 	defer func() {
 		if r := recover(); r != nil {
 			prog, err = nil, &compilePanic{v: r}
+		}
+		if err != nil && snapped {
+			snap.restore()
 		}
 	}()
 	return s.in.Compile(src)
