@@ -128,8 +128,9 @@ type Session struct {
 	origDir   string
 	restores  []func()
 	cellCtx   context.Context
-	cellSeq   uint64 // counts Eval calls; goroutines remember theirs
-	goPanic   string // first goroutine panic of cell cellSeq
+	stop      *stopState // the interrupt state of cellCtx's cell
+	cellSeq   uint64     // counts Eval calls; goroutines remember theirs
+	goPanic   string     // first goroutine panic of cell cellSeq
 	sink      sinkValue
 	known     map[string]string   // identifiers declared by cells -> kind
 	imports   map[string]string   // package name -> import path, imported by cells
@@ -317,6 +318,7 @@ func New(opts Options) (*Session, error) {
 	s.diag = &lockedBuffer{}
 	s.rootCtx, s.rootStop = context.WithCancel(context.Background())
 	s.cellCtx = s.rootCtx
+	s.stop = newStopState()
 	s.stdoutVar, s.stderrVar = s.out.w, s.errf.w
 
 	var stdin io.Reader = os.Stdin
@@ -355,21 +357,9 @@ func New(opts Options) (*Session, error) {
 // overrides are the symbols the session replaces: cell-aware time.Sleep,
 // streams, the input reader, and the result sink.
 func (s *Session) overrides() interp.Exports {
-	sleep := func(d time.Duration) {
-		if d <= 0 {
-			return
-		}
-		ctx := s.currentCellCtx()
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-		}
-	}
 	logger := log.New(s.stderrVar, "", log.LstdFlags)
 	ex := interp.Exports{
-		"time/time": {"Sleep": reflect.ValueOf(sleep)},
+		"time/time": {"Sleep": reflect.ValueOf(s.sleep)},
 		"os/os": {
 			"Stdout": reflect.ValueOf(&s.stdoutVar).Elem(),
 			"Stderr": reflect.ValueOf(&s.stderrVar).Elem(),
@@ -464,12 +454,6 @@ func (s *Session) captureProcess() {
 	})
 }
 
-func (s *Session) currentCellCtx() context.Context {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cellCtx
-}
-
 // Eval runs one cell. It returns the value of the cell's final expression
 // statement, or an error: *Error for failures of the cell's code (compile
 // error, panic, failed shell line), ctx.Err() when ctx was cancelled (the
@@ -485,6 +469,7 @@ func (s *Session) Eval(ctx context.Context, code string) (Result, error) {
 	}
 	cctx, cancel := context.WithCancel(s.rootCtx)
 	s.cellCtx = cctx
+	s.stop = newStopState()
 	s.cellSeq++
 	s.goPanic = ""
 	s.mu.Unlock()
@@ -499,7 +484,7 @@ func (s *Session) Eval(ctx context.Context, code string) (Result, error) {
 	id := labelled(ctx, func() { res, err = s.evalCell(ctx, code) })
 	if ctx.Err() != nil {
 		// Interrupted: let the interpreter goroutine stop before returning.
-		settle(id, 700*time.Millisecond)
+		s.afterStop(settle(id, 700*time.Millisecond))
 	}
 	s.flush()
 	if ctx.Err() != nil {
@@ -757,7 +742,7 @@ func (s *Session) run(ctx context.Context, line int, srcs ...string) (reflect.Va
 		}
 		return reflect.Value{}, s.mapError(err, src, line)
 	}
-	v, err := s.in.ExecuteWithContext(ctx, prog)
+	v, err := s.execute(ctx, prog)
 	if err == nil {
 		return v, nil
 	}
