@@ -618,6 +618,18 @@ func (k *Kernel) execute(s zmq4.Socket, m *wire.Msg) {
 		k.allowStdin = false
 		k.mu.Unlock()
 	}()
+	defer func() {
+		// A bug in the kernel: the execute still fails visibly, with an
+		// error output as every failed execute has.
+		if r := recover(); r != nil {
+			k.log.Printf("shell: internal error handling execute_request: %v", r)
+			ev := fmt.Sprintf("the kernel failed on this cell: %v (a conclab bug: please report it with the cell)", r)
+			tb := []string{"KernelError: " + ev}
+			k.publish(m, wire.ExecuteError, map[string]any{"ename": "KernelError", "evalue": ev, "traceback": tb})
+			k.reply(s, m, map[string]any{"status": "error", "execution_count": count, "ename": "KernelError", "evalue": ev,
+				"traceback": tb, "user_expressions": map[string]any{}, "payload": []any{}})
+		}
+	}()
 	if !req.Silent {
 		k.publish(m, wire.ExecuteInput, map[string]any{"code": req.Code, "execution_count": count})
 	}

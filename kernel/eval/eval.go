@@ -481,7 +481,7 @@ func (s *Session) Eval(ctx context.Context, code string) (Result, error) {
 
 	var res Result
 	var err error
-	id := labelled(ctx, func() { res, err = s.evalCell(ctx, code) })
+	id := labelled(ctx, func() { res, err = s.evalCellSafe(ctx, code) })
 	if ctx.Err() != nil {
 		// Interrupted: let the interpreter goroutine stop before returning.
 		s.afterStop(settle(id, 700*time.Millisecond))
@@ -507,6 +507,31 @@ func (s *Session) Eval(ctx context.Context, code string) (Result, error) {
 func (s *Session) flush() {
 	_ = s.out.sync(3 * time.Second)
 	_ = s.errf.sync(3 * time.Second)
+}
+
+// evalCellSafe is evalCell with a panic of the session's own code (a bug
+// in a rewrite, say) turned into the cell's error: the caller gets an
+// *Error, never a panic. A name nothing declares is still named.
+func (s *Session) evalCellSafe(ctx context.Context, code string) (res Result, err error) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		res = Result{}
+		for _, seg := range splitCell(code) {
+			if seg.kind != segShell && seg.kind != segCd {
+				if u := undefinedNames(seg.src, s.isDefined); len(u) > 0 {
+					err = undefinedError(u, seg.src, seg.line)
+					return
+				}
+			}
+		}
+		msg := fmt.Sprint(r)
+		err = &Error{Name: "InternalError", Value: "the session failed on this cell: " + msg + " (a conclab bug: please report it with the cell)",
+			Traceback: []string{"InternalError: the session failed on this cell: " + msg}}
+	}()
+	return s.evalCell(ctx, code)
 }
 
 func (s *Session) evalCell(ctx context.Context, code string) (Result, error) {
@@ -795,19 +820,16 @@ func (s *Session) mapError(err error, src string, line int) error {
 			e.Name = "CompileError"
 			e.Value += h
 		}
-		// yaegi reports the panicking statement's position on its stderr.
-		diag := s.diag.take()
-		for _, l := range strings.Split(diag, "\n") {
-			if m := posRE.FindStringSubmatch(l + " "); m != nil {
-				if n, _ := strconv.Atoi(m[1]); n > 0 {
-					e.Line = n - 1
-					break
-				}
-			}
-		}
+		// yaegi reports the position of each frame the panic unwinds on
+		// its stderr, innermost first (see panicLine).
+		var inner int
+		e.Line, inner = panicLine(s.diag.take(), src, line)
 		e.Traceback = append(e.Traceback, "panic: "+e.Value)
 		if e.Line > 0 {
 			e.Traceback = append(e.Traceback, fmt.Sprintf("  at cell line %d: %s", e.Line, srcLine(src, e.Line-line)))
+			if inner > 0 {
+				e.Traceback = append(e.Traceback, fmt.Sprintf("  raised in a function called there (line %d of the cell that declared it)", inner))
+			}
 		}
 		return e
 	}
