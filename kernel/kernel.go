@@ -555,8 +555,14 @@ func (k *Kernel) reply(s zmq4.Socket, req *wire.Msg, content any) {
 	k.send(s, r)
 }
 
+// replyError replies with an error; for an execute_request the error is
+// also published on iopub, as for every failed execute.
 func (k *Kernel) replyError(s zmq4.Socket, req *wire.Msg, ename string, err error) {
-	k.reply(s, req, map[string]any{"status": "error", "ename": ename, "evalue": err.Error(), "traceback": []string{err.Error()}})
+	tb := []string{ename + ": " + err.Error()}
+	if req.Header.MsgType == wire.ExecuteRequest {
+		k.publish(req, wire.ExecuteError, map[string]any{"ename": ename, "evalue": err.Error(), "traceback": tb})
+	}
+	k.reply(s, req, map[string]any{"status": "error", "ename": ename, "evalue": err.Error(), "traceback": tb})
 }
 
 // publish sends an iopub message caused by parent (nil for none).
