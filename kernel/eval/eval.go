@@ -21,10 +21,15 @@
 // forms it takes. A `$ cmd` line runs in a process group of its own, killed
 // on interrupt and by Close.
 //
-// Cancelling the context passed to Eval interrupts the cell: interpreted loops
-// stop, time.Sleep returns, and cell.Context() (package kernel/cell) is
-// cancelled so that lab code started from the cell stops; Eval then returns
+// Cancelling the context passed to Eval interrupts the cell: time.Sleep
+// returns and cell.Context() (package kernel/cell) is cancelled so that lab
+// code started from the cell stops; a cell still running 250 ms later
+// (interpreted loops, channel waits) is stopped by the interpreter (see
+// interrupt.go for what that does to other goroutines). Eval then returns
 // promptly with ctx's error and the session stays usable.
+//
+// A cell that does not compile declares nothing, and a name it uses that
+// nothing declares is reported as "undefined: x" at its first use.
 package eval
 
 import (
