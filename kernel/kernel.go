@@ -555,8 +555,14 @@ func (k *Kernel) reply(s zmq4.Socket, req *wire.Msg, content any) {
 	k.send(s, r)
 }
 
+// replyError replies with an error; for an execute_request the error is
+// also published on iopub, as for every failed execute.
 func (k *Kernel) replyError(s zmq4.Socket, req *wire.Msg, ename string, err error) {
-	k.reply(s, req, map[string]any{"status": "error", "ename": ename, "evalue": err.Error(), "traceback": []string{err.Error()}})
+	tb := []string{ename + ": " + err.Error()}
+	if req.Header.MsgType == wire.ExecuteRequest {
+		k.publish(req, wire.ExecuteError, map[string]any{"ename": ename, "evalue": err.Error(), "traceback": tb})
+	}
+	k.reply(s, req, map[string]any{"status": "error", "ename": ename, "evalue": err.Error(), "traceback": tb})
 }
 
 // publish sends an iopub message caused by parent (nil for none).
@@ -617,6 +623,18 @@ func (k *Kernel) execute(s zmq4.Socket, m *wire.Msg) {
 		k.cancelCell = nil
 		k.allowStdin = false
 		k.mu.Unlock()
+	}()
+	defer func() {
+		// A bug in the kernel: the execute still fails visibly, with an
+		// error output as every failed execute has.
+		if r := recover(); r != nil {
+			k.log.Printf("shell: internal error handling execute_request: %v", r)
+			ev := fmt.Sprintf("the kernel failed on this cell: %v (a conclab bug: please report it with the cell)", r)
+			tb := []string{"KernelError: " + ev}
+			k.publish(m, wire.ExecuteError, map[string]any{"ename": "KernelError", "evalue": ev, "traceback": tb})
+			k.reply(s, m, map[string]any{"status": "error", "execution_count": count, "ename": "KernelError", "evalue": ev,
+				"traceback": tb, "user_expressions": map[string]any{}, "payload": []any{}})
+		}
 	}()
 	if !req.Silent {
 		k.publish(m, wire.ExecuteInput, map[string]any{"code": req.Code, "execution_count": count})

@@ -616,3 +616,40 @@ func TestMalformedContentGetsErrorReply(t *testing.T) {
 		t.Errorf("kernel unusable after malformed requests: %v", r.reply)
 	}
 }
+
+// Every failed execute publishes an error output on iopub (ename, evalue,
+// traceback) besides its error reply: a compile error naming an undefined
+// identifier in a fresh kernel, malformed content, an execute_request on
+// control.
+func TestFailedExecutePublishesError(t *testing.T) {
+	_, _, c := startKernel(t)
+	r := c.execute("fmt.Println(undefinedThing)", 10*time.Second)
+	var errs []map[string]any
+	for _, m := range r.iopub {
+		if m.Header.MsgType == wire.ExecuteError {
+			var e map[string]any
+			if err := json.Unmarshal(m.Content, &e); err != nil {
+				t.Fatal(err)
+			}
+			errs = append(errs, e)
+		}
+	}
+	want := "cell line 1: undefined: undefinedThing"
+	if r.reply["status"] != "error" || r.reply["evalue"] != want || len(errs) != 1 || errs[0]["evalue"] != want || errs[0]["ename"] != "CompileError" {
+		t.Errorf("undefined name: reply %v, iopub errors %v; want both %q", r.reply, errs, want)
+	}
+	for _, ch := range []struct {
+		name    string
+		content map[string]any
+	}{{"shell", map[string]any{"code": 5}}, {"control", map[string]any{"code": "1 + 1"}}} {
+		sock := c.shell
+		if ch.name == "control" {
+			sock = c.control
+		}
+		id := c.send(sock, wire.ExecuteRequest, ch.content, c.signer)
+		e := c.wait(c.iopubCh, id, wire.ExecuteError, 5*time.Second)
+		if !strings.Contains(string(e.Content), `"ename":"BadRequest"`) || !strings.Contains(string(e.Content), `"traceback":["BadRequest: `) {
+			t.Errorf("execute_request refused on %s: iopub error %s; want a BadRequest error output", ch.name, e.Content)
+		}
+	}
+}

@@ -21,10 +21,15 @@
 // forms it takes. A `$ cmd` line runs in a process group of its own, killed
 // on interrupt and by Close.
 //
-// Cancelling the context passed to Eval interrupts the cell: interpreted loops
-// stop, time.Sleep returns, and cell.Context() (package kernel/cell) is
-// cancelled so that lab code started from the cell stops; Eval then returns
+// Cancelling the context passed to Eval interrupts the cell: time.Sleep
+// returns and cell.Context() (package kernel/cell) is cancelled so that lab
+// code started from the cell stops; a cell still running 250 ms later
+// (interpreted loops, channel waits) is stopped by the interpreter (see
+// interrupt.go for what that does to other goroutines). Eval then returns
 // promptly with ctx's error and the session stays usable.
+//
+// A cell that does not compile declares nothing, and a name it uses that
+// nothing declares is reported as "undefined: x" at its first use.
 package eval
 
 import (
@@ -128,8 +133,9 @@ type Session struct {
 	origDir   string
 	restores  []func()
 	cellCtx   context.Context
-	cellSeq   uint64 // counts Eval calls; goroutines remember theirs
-	goPanic   string // first goroutine panic of cell cellSeq
+	stop      *stopState // the interrupt state of cellCtx's cell
+	cellSeq   uint64     // counts Eval calls; goroutines remember theirs
+	goPanic   string     // first goroutine panic of cell cellSeq
 	sink      sinkValue
 	known     map[string]string   // identifiers declared by cells -> kind
 	imports   map[string]string   // package name -> import path, imported by cells
@@ -317,6 +323,7 @@ func New(opts Options) (*Session, error) {
 	s.diag = &lockedBuffer{}
 	s.rootCtx, s.rootStop = context.WithCancel(context.Background())
 	s.cellCtx = s.rootCtx
+	s.stop = newStopState()
 	s.stdoutVar, s.stderrVar = s.out.w, s.errf.w
 
 	var stdin io.Reader = os.Stdin
@@ -355,21 +362,9 @@ func New(opts Options) (*Session, error) {
 // overrides are the symbols the session replaces: cell-aware time.Sleep,
 // streams, the input reader, and the result sink.
 func (s *Session) overrides() interp.Exports {
-	sleep := func(d time.Duration) {
-		if d <= 0 {
-			return
-		}
-		ctx := s.currentCellCtx()
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-		}
-	}
 	logger := log.New(s.stderrVar, "", log.LstdFlags)
 	ex := interp.Exports{
-		"time/time": {"Sleep": reflect.ValueOf(sleep)},
+		"time/time": {"Sleep": reflect.ValueOf(s.sleep)},
 		"os/os": {
 			"Stdout": reflect.ValueOf(&s.stdoutVar).Elem(),
 			"Stderr": reflect.ValueOf(&s.stderrVar).Elem(),
@@ -464,12 +459,6 @@ func (s *Session) captureProcess() {
 	})
 }
 
-func (s *Session) currentCellCtx() context.Context {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cellCtx
-}
-
 // Eval runs one cell. It returns the value of the cell's final expression
 // statement, or an error: *Error for failures of the cell's code (compile
 // error, panic, failed shell line), ctx.Err() when ctx was cancelled (the
@@ -485,6 +474,7 @@ func (s *Session) Eval(ctx context.Context, code string) (Result, error) {
 	}
 	cctx, cancel := context.WithCancel(s.rootCtx)
 	s.cellCtx = cctx
+	s.stop = newStopState()
 	s.cellSeq++
 	s.goPanic = ""
 	s.mu.Unlock()
@@ -496,10 +486,10 @@ func (s *Session) Eval(ctx context.Context, code string) (Result, error) {
 
 	var res Result
 	var err error
-	id := labelled(ctx, func() { res, err = s.evalCell(ctx, code) })
+	id := labelled(ctx, func() { res, err = s.evalCellSafe(ctx, code) })
 	if ctx.Err() != nil {
 		// Interrupted: let the interpreter goroutine stop before returning.
-		settle(id, 700*time.Millisecond)
+		s.afterStop(settle(id, 700*time.Millisecond))
 	}
 	s.flush()
 	if ctx.Err() != nil {
@@ -522,6 +512,31 @@ func (s *Session) Eval(ctx context.Context, code string) (Result, error) {
 func (s *Session) flush() {
 	_ = s.out.sync(3 * time.Second)
 	_ = s.errf.sync(3 * time.Second)
+}
+
+// evalCellSafe is evalCell with a panic of the session's own code (a bug
+// in a rewrite, say) turned into the cell's error: the caller gets an
+// *Error, never a panic. A name nothing declares is still named.
+func (s *Session) evalCellSafe(ctx context.Context, code string) (res Result, err error) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		res = Result{}
+		for _, seg := range splitCell(code) {
+			if seg.kind != segShell && seg.kind != segCd {
+				if u := undefinedNames(seg.src, s.isDefined); len(u) > 0 {
+					err = undefinedError(u, seg.src, seg.line)
+					return
+				}
+			}
+		}
+		msg := fmt.Sprint(r)
+		err = &Error{Name: "InternalError", Value: "the session failed on this cell: " + msg + " (a conclab bug: please report it with the cell)",
+			Traceback: []string{"InternalError: the session failed on this cell: " + msg}}
+	}()
+	return s.evalCell(ctx, code)
 }
 
 func (s *Session) evalCell(ctx context.Context, code string) (Result, error) {
@@ -749,9 +764,15 @@ func (s *Session) run(ctx context.Context, line int, srcs ...string) (reflect.Va
 		}
 	}
 	if err != nil {
+		// A name nothing declares is reported as Go does, whatever the
+		// interpreter made of it (see undefined.go).
+		if u := undefinedNames(src, s.isDefined); len(u) > 0 {
+			s.diag.take()
+			return reflect.Value{}, undefinedError(u, src, line)
+		}
 		return reflect.Value{}, s.mapError(err, src, line)
 	}
-	v, err := s.in.ExecuteWithContext(ctx, prog)
+	v, err := s.execute(ctx, prog)
 	if err == nil {
 		return v, nil
 	}
@@ -762,11 +783,17 @@ func (s *Session) run(ctx context.Context, line int, srcs ...string) (reflect.Va
 }
 
 // compile compiles src; a panic of the interpreter's compiler (it has some
-// on constructs it lacks) is returned as a compile error.
+// on constructs it lacks) is returned as a compile error. A failed
+// compilation leaves the main scope as it found it (see
+// scopeSnapshot.restore).
 func (s *Session) compile(src string) (prog *interp.Program, err error) {
+	snap, snapped := interpScope{s.in}.snapshot()
 	defer func() {
 		if r := recover(); r != nil {
 			prog, err = nil, &compilePanic{v: r}
+		}
+		if err != nil && snapped {
+			snap.restore()
 		}
 	}()
 	return s.in.Compile(src)
@@ -798,19 +825,16 @@ func (s *Session) mapError(err error, src string, line int) error {
 			e.Name = "CompileError"
 			e.Value += h
 		}
-		// yaegi reports the panicking statement's position on its stderr.
-		diag := s.diag.take()
-		for _, l := range strings.Split(diag, "\n") {
-			if m := posRE.FindStringSubmatch(l + " "); m != nil {
-				if n, _ := strconv.Atoi(m[1]); n > 0 {
-					e.Line = n - 1
-					break
-				}
-			}
-		}
+		// yaegi reports the position of each frame the panic unwinds on
+		// its stderr, innermost first (see panicLine).
+		var inner int
+		e.Line, inner = panicLine(s.diag.take(), src, line)
 		e.Traceback = append(e.Traceback, "panic: "+e.Value)
 		if e.Line > 0 {
 			e.Traceback = append(e.Traceback, fmt.Sprintf("  at cell line %d: %s", e.Line, srcLine(src, e.Line-line)))
+			if inner > 0 {
+				e.Traceback = append(e.Traceback, fmt.Sprintf("  raised in a function called there (line %d of the cell that declared it)", inner))
+			}
 		}
 		return e
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -524,14 +525,19 @@ func TestGoroutinePanicFailsItsCell(t *testing.T) {
 }
 
 // What an interrupt does to work earlier cells left running (docs/kernel.md,
-// "Limits"): a server whose handler the compiled net/http calls keeps
-// serving, and so does a lab server (compiled code); a goroutine looping in
-// interpreted code is stopped too, because yaegi stops every interpreted
-// frame older than the interrupt.
+// "Known limits"): a server whose handler the compiled net/http calls keeps
+// serving — also a handler made by a cell function (its frame outlives the
+// interrupt) — and so does a lab server (compiled code). A cell that ends
+// on its own when asked (time.Sleep, cell.Context()) stops nothing else: a
+// goroutine an earlier cell left looping keeps running. A cell that does
+// not (an interpreted endless loop) is stopped by yaegi, which stops
+// whatever interpreted code runs at that moment; afterwards interpreted
+// code runs normally again.
 func TestInterruptAndEarlierCells(t *testing.T) {
 	t.Parallel()
 	s, _, _ := newSession(t)
 	mustEval(t, s, `import (
+	"io"
 	"net"
 	"net/http"
 	"sync/atomic"
@@ -547,11 +553,17 @@ go func() {
 		time.Sleep(5 * time.Millisecond)
 	}
 }()
+func made(reply string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, reply) }
+}
+mux := http.NewServeMux()
+mux.HandleFunc("/cell", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("cell handler")) })
+mux.Handle("/made", made("made handler"))
 ln, lerr := net.Listen("tcp", "127.0.0.1:0")
 if lerr != nil {
 	panic(lerr)
 }
-srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("cell handler")) })}
+srv := &http.Server{Handler: mux}
 go srv.Serve(ln)
 lab, perr := bench.Preset("goroutines")
 if perr != nil {
@@ -571,33 +583,56 @@ if err := labSrv.Start(context.Background()); err != nil {
 		return fmt.Sprint(r.Value)
 	}
 	url, labURL := get(`"http://" + ln.Addr().String()`), get("labSrv.URL()")
-	before := get("ticks.Load()")
-	time.Sleep(50 * time.Millisecond)
-	if get("ticks.Load()") == before {
-		t.Fatal("the cell's goroutine is not running before the interrupt")
+	serving := func(when string) {
+		t.Helper()
+		for _, c := range []struct{ url, body string }{{url + "/cell", "cell handler"}, {url + "/made", "made handler"}, {labURL + "/work", ""}} {
+			resp, err := http.Get(c.url)
+			if err != nil {
+				t.Fatalf("GET %s %s: %v", c.url, when, err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || (c.body != "" && string(body) != c.body) {
+				t.Errorf("GET %s %s: %s %q; want 200 %q", c.url, when, resp.Status, body, c.body)
+			}
+		}
+	}
+	ticking := func(when string) {
+		t.Helper()
+		before := get("ticks.Load()")
+		time.Sleep(50 * time.Millisecond)
+		if get("ticks.Load()") == before {
+			t.Errorf("the earlier cell's goroutine does not tick %s", when)
+		}
+	}
+	serving("before the interrupts")
+	ticking("before the interrupts")
+
+	for _, code := range []string{"time.Sleep(time.Hour)", "<-cell.Context().Done()"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		if _, err := s.Eval(ctx, code); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("interrupted cell %q: err = %v", code, err)
+		}
+		cancel()
+		serving("after interrupting " + code)
+		ticking("after interrupting " + code)
 	}
 
+	// An endless interpreted loop: yaegi stops it (and the ticker if it
+	// ran just then); the handlers, the handler made by a function, and a
+	// restarted ticker work afterwards.
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	if _, err := s.Eval(ctx, "time.Sleep(time.Hour)"); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("interrupted cell: err = %v", err)
+	t0 := time.Now()
+	if _, err := s.Eval(ctx, "n := 0\nfor {\n\tn++\n}"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("interrupted loop: err = %v", err)
 	}
-
-	for _, u := range []string{url, labURL + "/work"} {
-		resp, err := http.Get(u)
-		if err != nil {
-			t.Fatalf("GET %s after the interrupt: %v", u, err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Errorf("GET %s after the interrupt: %s", u, resp.Status)
-		}
+	if el := time.Since(t0); el > 1200*time.Millisecond {
+		t.Errorf("interrupting an endless loop took %v; want < 1.2s", el)
 	}
-	stopped := get("ticks.Load()")
-	time.Sleep(50 * time.Millisecond)
-	if get("ticks.Load()") != stopped {
-		t.Errorf("the interpreted loop of an earlier cell still runs after an interrupt; docs/kernel.md says it stops (update them)")
-	}
+	serving("after interrupting an endless loop")
+	mustEval(t, s, "go func() {\n\tfor {\n\t\tticks.Add(1)\n\t\ttime.Sleep(5 * time.Millisecond)\n\t}\n}()")
+	ticking("restarted after the loop's interrupt")
 }
 
 // go statements evaluate their function's receiver and arguments at the go

@@ -10,12 +10,12 @@ import (
 	"time"
 )
 
-// yaegi's EvalWithContext returns as soon as its context is cancelled, while
+// yaegi's ExecuteWithContext returns as soon as its context is cancelled, while
 // the goroutine running the cell stops at its next check a moment later.
 // The next cell must not start before it has stopped (the interpreter's
 // frame is not safe for concurrent use), so each Eval labels its goroutines
 // and an interrupted Eval waits until no goroutine with its label is still
-// inside EvalWithContext.
+// inside ExecuteWithContext.
 
 const evalLabel = "conclab_eval"
 
@@ -50,7 +50,7 @@ func running(id string) bool {
 	}
 	want := `"` + evalLabel + `":"` + id + `"`
 	for _, rec := range strings.Split(buf.String(), "\n\n") {
-		if strings.Contains(rec, want) && strings.Contains(rec, "EvalWithContext.func1") {
+		if strings.Contains(rec, want) && strings.Contains(rec, "WithContext.func1") {
 			return true
 		}
 	}

@@ -157,6 +157,69 @@ class Session(unittest.TestCase):
             self.ok(code, want)
         self.ok('func f() (int, bool) { v, ok := m["k"]; return v, ok }\nfmt.Print(f())', "1 true")
 
+    def errors_of(self, code, timeout=30):
+        """Runs code; returns (reply content, the error outputs on iopub)."""
+        errs = []
+
+        def hook(m):
+            if m["msg_type"] == "error":
+                errs.append(m["content"])
+
+        r = self.kc.execute_interactive(code, timeout=timeout, output_hook=hook)
+        return r["content"], errs
+
+    def test_later_cell_first_names_undefined(self):
+        # A fresh kernel, a later cell run first: "undefined: x" naming the
+        # missing identifier (yaegi said "invalid memory address or nil
+        # pointer dereference", "constant definition loop", "incomplete type
+        # res"), as an error reply AND an error output on iopub.
+        loop = 'var failed []string\nfor i := 0; i < res.Summary.Len(); i++ {\n\tfailed = append(failed, "x")\n}'
+        for code, want in [("x := res.Summary.Len()", "cell line 1: undefined: res"),
+                           (loop, "cell line 2: undefined: res"),
+                           (loop, "cell line 2: undefined: res"),  # no "incomplete type res" the second time
+                           ('want := map[string]int{}\nvar failed []string\nfor i := 0; i < res.Summary.Len(); i++ {\n\t_ = want\n}\none := cpuFrame.Float("b", 0)',
+                            "cell line 3: undefined: res (also undefined: cpuFrame)"),
+                           ("fmt.Println(undefinedThing)", "cell line 1: undefined: undefinedThing"),
+                           ("x := undefinedThing", "cell line 1: undefined: undefinedThing")]:
+            c, errs = self.errors_of(code)
+            self.assertEqual(c["status"], "error", code)
+            self.assertEqual((c["ename"], c["evalue"]), ("CompileError", want), code)
+            self.assertEqual(len(errs), 1, "error outputs of %r: %r" % (code, errs))
+            self.assertEqual((errs[0]["ename"], errs[0]["evalue"]), ("CompileError", want), code)
+            self.assertTrue(errs[0]["traceback"], code)
+        # The earlier cell, then the later ones work.
+        self.ok("type sum struct{ n int }\nfunc (s sum) Len() int { return s.n }\ntype result struct{ Summary sum }\nres := result{sum{2}}")
+        self.ok(loop + "\nfmt.Print(len(failed))", "2")
+        self.ok("x := res.Summary.Len()\nfmt.Print(x)", "2")
+
+    def test_interrupt_burst_then_rerun(self):
+        # notebooks/byo-server: a serialised handler (an interpreted closure
+        # holding a sync.Mutex, called by compiled net/http) under a burst
+        # from lab code; interrupting the burst must not leave the mutex
+        # locked: the re-run works, twice.
+        self.ok('import (\n\t"context"\n\t"net"\n\t"net/http"\n\t"sync"\n\t"time"\n'
+                '\t"github.com/conclab/conclab/bench/frame"\n\t"github.com/conclab/conclab/bench/load"\n'
+                '\t"github.com/conclab/conclab/kernel/cell"\n)\n'
+                'wait := 60 * time.Millisecond\nvar mu sync.Mutex\n'
+                'serialised := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {\n'
+                '\tmu.Lock()\n\tdefer mu.Unlock()\n\ttime.Sleep(wait)\n\tfmt.Fprintln(w, "ok")\n})\n'
+                'func serve(ctx context.Context, h http.Handler) (*frame.Frame, error) {\n'
+                '\tln, err := net.Listen("tcp", "127.0.0.1:0")\n\tif err != nil {\n\t\treturn nil, err\n\t}\n'
+                '\tsrv := &http.Server{Handler: h}\n\tgo func() { _ = srv.Serve(ln) }()\n\tdefer srv.Close()\n'
+                '\tr, err := load.Run(ctx, load.Target{URL: "http://" + ln.Addr().String() + "/work"}, load.Burst{N: 10}, load.Options{Strategy: "one at a time", Workload: "sleep"})\n'
+                '\tif err != nil {\n\t\treturn nil, err\n\t}\n\treturn r.Summary(), nil\n}')
+        burst = 'b, err := serve(cell.Context(), serialised)\nif err != nil {\n\tpanic(err)\n}\nfmt.Print(b.Float("errors", 0))'
+        msg_id = self.kc.execute(burst)
+        time.sleep(0.3)
+        self.km.interrupt_kernel()
+        reply = self.kc.get_shell_msg(timeout=10)
+        self.assertEqual(reply["parent_header"]["msg_id"], msg_id)
+        self.assertEqual((reply["content"]["status"], reply["content"].get("ename")), ("error", "Interrupted"))
+        for _ in range(2):
+            t0 = time.time()
+            self.ok(burst, "0")
+            self.assertLess(time.time() - t0, 10, "a burst of ten 60 ms serialised requests")
+
     def test_print_flood_bounded(self):
         pid = self.km.provisioner.process.pid
         msg_id = self.kc.execute('import "strings"\nz := strings.Repeat("z", 65536)\nfor { fmt.Print(z) }')

@@ -1,0 +1,208 @@
+package eval
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/traefik/yaegi/interp"
+)
+
+// How a cell is interrupted. yaegi's only way to stop interpreted code is
+// global: cancelling ExecuteWithContext bumps the interpreter's run id, and
+// every interpreted frame (of any goroutine: the cell's, a goroutine an
+// earlier cell left running, a handler that compiled net/http is calling)
+// stops at its next step when its id is older, running only the deferred
+// calls it has registered so far. A handler stopped between mu.Lock() and
+// its `defer mu.Unlock()` — or one blocked in mu.Lock() that gets the lock
+// after the stop — leaves the mutex locked for good. So an interrupt is
+// done in two steps:
+//
+//  1. Ask: cell.Context() is cancelled (lab code watching it returns) and
+//     time.Sleep calls in progress return. Most cells then end on their
+//     own within milliseconds (a benchmark's call returns ctx's error and
+//     the cell panics with it), and nothing else is touched.
+//  2. Stop: a cell still running stopGrace later is stopped by yaegi. Once
+//     its goroutine has returned (see settle), the run id is set back, so
+//     that only interpreted code that ran during that moment was stopped:
+//     interpreted functions compiled code calls afterwards (handlers),
+//     and goroutines of earlier cells that were waiting in compiled code,
+//     run on normally.
+//
+// The yaegi internals used (the interpreter's id, its frame's done channel)
+// are reached by reflection; if their layout is not the expected one, step
+// 2 behaves as plain yaegi does (the id is not set back).
+
+// stopGrace is how long an interrupted cell may take to end on its own
+// before yaegi stops it.
+const stopGrace = 250 * time.Millisecond
+
+// stopState is the interrupt state of the cell running now.
+type stopState struct {
+	// hard is closed when yaegi was asked to stop the cell.
+	hard chan struct{}
+	once sync.Once
+	// runID is the interpreter's run id before the stop; restore is true
+	// when it was read.
+	runID   uint64
+	restore bool
+}
+
+func newStopState() *stopState { return &stopState{hard: make(chan struct{})} }
+
+// execute runs prog; when ctx is cancelled, the cell is stopped as
+// described above.
+func (s *Session) execute(ctx context.Context, prog *interp.Program) (reflect.Value, error) {
+	hard, stopHard := context.WithCancel(context.Background())
+	defer stopHard()
+	var mu sync.Mutex
+	finished := false
+	var timer *time.Timer
+	unwatch := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if finished {
+			return
+		}
+		timer = time.AfterFunc(stopGrace, func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if !finished {
+				s.hardStop()
+				stopHard()
+			}
+		})
+	})
+	defer unwatch()
+	v, err := s.in.ExecuteWithContext(hard, prog)
+	mu.Lock()
+	finished = true
+	if timer != nil {
+		timer.Stop()
+	}
+	mu.Unlock()
+	return v, err
+}
+
+// hardStop records the run id and marks the cell as being stopped by yaegi.
+func (s *Session) hardStop() {
+	s.mu.Lock()
+	st := s.stop
+	s.mu.Unlock()
+	st.once.Do(func() {
+		if p, ok := runIDOf(s.in); ok {
+			st.runID, st.restore = atomic.LoadUint64(p), true
+		}
+		close(st.hard)
+	})
+}
+
+// afterStop is called once an interrupted cell's goroutine has returned
+// (settled): if yaegi stopped it, the run id is set back and the
+// interpreter's frame gets a fresh (open) done channel, so interpreted code
+// that runs from now on is not stopped.
+func (s *Session) afterStop(settled bool) {
+	s.mu.Lock()
+	st := s.stop
+	s.mu.Unlock()
+	select {
+	case <-st.hard:
+	default:
+		return // the cell ended on its own
+	}
+	if !settled || !st.restore {
+		return
+	}
+	p, ok := runIDOf(s.in)
+	if !ok {
+		return
+	}
+	// yaegi's stop adds one; anything else means another stop happened.
+	if atomic.CompareAndSwapUint64(p, st.runID+1, st.runID) {
+		refreshDone(s.in)
+	}
+}
+
+// runIDOf returns the address of the interpreter's run id.
+func runIDOf(in *interp.Interpreter) (p *uint64, ok bool) {
+	defer func() {
+		if recover() != nil {
+			p, ok = nil, false
+		}
+	}()
+	f := reflect.ValueOf(in).Elem().FieldByName("id")
+	if !f.IsValid() || f.Kind() != reflect.Uint64 {
+		return nil, false
+	}
+	return (*uint64)(unsafe.Pointer(f.UnsafeAddr())), true
+}
+
+// refreshDone gives the interpreter's global frame a done channel that is
+// open: the stopped execution closed its own, and frames made from the
+// global frame (calls of cell functions by compiled code) copy it, so their
+// channel operations would end at once until the next cell runs.
+func refreshDone(in *interp.Interpreter) {
+	defer func() { _ = recover() }()
+	fp := reflect.ValueOf(in).Elem().FieldByName("frame")
+	if !fp.IsValid() || fp.Kind() != reflect.Pointer || fp.IsNil() {
+		return
+	}
+	fr := fp.Elem()
+	mf, df := fr.FieldByName("mutex"), fr.FieldByName("done")
+	if !mf.IsValid() || mf.Type() != reflect.TypeOf(sync.RWMutex{}) || !df.IsValid() || df.Type() != reflect.TypeOf(reflect.SelectCase{}) {
+		return
+	}
+	mu := (*sync.RWMutex)(unsafe.Pointer(mf.UnsafeAddr()))
+	done := reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(make(chan struct{}))}
+	mu.Lock()
+	exposed(df).Set(reflect.ValueOf(done))
+	mu.Unlock()
+}
+
+// sleep is time.Sleep in cells. It returns early when the cell is
+// interrupted while it sleeps (step 1). A sleep that starts after the
+// interrupt (a loop around it, or a handler) sleeps normally, except on the
+// cell's own goroutine, which yaegi's stop (step 2) wakes so that it stops.
+func (s *Session) sleep(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	s.mu.Lock()
+	ctx, st := s.cellCtx, s.stop
+	s.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	asked := ctx.Done()
+	if ctx.Err() != nil {
+		asked = nil
+	}
+	select {
+	case <-t.C:
+	case <-asked:
+	case <-st.hard:
+		if !onCellGoroutine() {
+			<-t.C
+		}
+	}
+}
+
+// onCellGoroutine reports whether the calling goroutine is the one running
+// a cell's statements (yaegi's ExecuteWithContext goroutine).
+func onCellGoroutine() bool {
+	buf := make([]byte, 64<<10)
+	for {
+		n := runtime.Stack(buf, false)
+		if n < len(buf) || len(buf) >= 64<<20 {
+			return bytes.Contains(buf[:n], []byte(executeFrame))
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
+// executeFrame is the function yaegi runs a cell's program in.
+const executeFrame = "interp.(*Interpreter).ExecuteWithContext.func1"
