@@ -156,6 +156,7 @@ func Start(ctx context.Context, ci ConnectionInfo, opts Options) (*Kernel, error
 		CaptureProcessOutput: true,
 	})
 	if err != nil {
+		k.crash.close()
 		k.closeSockets()
 		return nil, err
 	}
