@@ -71,7 +71,20 @@ func Lanes(f *frame.Frame) *IntervalChart {
 	c := newIntervalChart(title)
 	c.yName = "thread"
 	if len(keys) > DefaultLanes {
-		sort.Slice(keys, func(i, j int) bool { return busy[keys[i]] > busy[keys[j]] })
+		sort.Slice(keys, func(i, j int) bool {
+			a, b := keys[i], keys[j]
+			if busy[a] != busy[b] {
+				return busy[a] > busy[b]
+			}
+			// Equally busy lanes: the same choice on every run.
+			if a.s != b.s {
+				return a.s < b.s
+			}
+			if a.worker != b.worker {
+				return a.worker < b.worker
+			}
+			return laneLess(a.thread, b.thread)
+		})
 		c.notes = append(c.notes, fmt.Sprintf("Showing the %d busiest of %d thread lanes.", DefaultLanes, len(keys)))
 		c.subtitle = fmt.Sprintf("the %d busiest of %d thread lanes", DefaultLanes, len(keys))
 		keys = keys[:DefaultLanes]

@@ -125,6 +125,9 @@ func readTraceFile(path string) ([]trace.Event, error) {
 		if err1 != nil || err2 != nil || err3 != nil {
 			return nil, fmt.Errorf("cpython: trace %s line %d: %q", filepath.Base(path), line, sc.Text())
 		}
+		if end < start {
+			end = start // as trace.Recorder.Add does
+		}
 		evs = append(evs, trace.Event{Request: req, Phase: parts[1], Thread: lane(parts[2]), Start: start, End: end})
 	}
 	return evs, sc.Err()

@@ -88,13 +88,24 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	}
 	srv.Addr = *addr
 	var traceOut *os.File
+	traceWritten := false
 	if *traceFile != "" {
 		// Opened now, so a path that cannot be written is refused before
 		// the run rather than after it.
-		if traceOut, err = os.Create(*traceFile); err != nil {
+		// Not truncated yet: a server that fails to start leaves an
+		// earlier trace at that path as it was.
+		_, statErr := os.Stat(*traceFile)
+		if traceOut, err = os.OpenFile(*traceFile, os.O_WRONLY|os.O_CREATE, 0o644); err != nil {
 			return 2, fmt.Errorf("--trace: %w", err)
 		}
 		defer traceOut.Close()
+		if os.IsNotExist(statErr) {
+			defer func() {
+				if !traceWritten {
+					_ = os.Remove(*traceFile)
+				}
+			}()
+		}
 		srv.TraceEvents = trace.DefaultCap
 	}
 	// Started without ctx so the figures can still be read after Ctrl-C.
@@ -112,6 +123,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		fmt.Fprintln(stdout, strings.Join(st.Warnings, "\n"))
 	}
 	if *traceFile != "" {
+		traceWritten = true // written, or failed after the run: keep what is there
 		if err := writeServeTrace(traceOut, srv, stdout); err != nil {
 			srv.Close()
 			return 1, err
@@ -173,6 +185,10 @@ func writeServeTrace(f *os.File, srv *strategy.Server, stdout io.Writer) error {
 	if err != nil {
 		f.Close()
 		return fmt.Errorf("--trace: %w", err)
+	}
+	if err := f.Truncate(0); err != nil {
+		f.Close()
+		return fmt.Errorf("--trace %s: %w", path, err)
 	}
 	err = trace.WriteChrome(f, trace.Process{Name: srv.Strategy().Name, Events: tr.Events, Dropped: tr.Dropped})
 	if cerr := f.Close(); err == nil {

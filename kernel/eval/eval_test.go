@@ -214,8 +214,10 @@ func TestInterrupt(t *testing.T) {
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("Eval = %v; want deadline exceeded", err)
 			}
-			if el := time.Since(t0); el > 1300*time.Millisecond {
-				t.Errorf("interrupt took %v; want < 1.3s", el)
+			// 300 ms, the 250 ms grace and at most 700 ms of settling; the
+			// rest is room for a loaded machine (a hang takes forever).
+			if el := time.Since(t0); el > 3*time.Second {
+				t.Errorf("interrupt took %v; want < 3s", el)
 			}
 			if r := mustEval(t, s, "state + 1"); r.Value != 42 {
 				t.Errorf("after interrupt state+1 = %v", r.Value)
@@ -600,10 +602,12 @@ if err := labSrv.Start(context.Background()); err != nil {
 	ticking := func(when string) {
 		t.Helper()
 		before := get("ticks.Load()")
-		time.Sleep(50 * time.Millisecond)
-		if get("ticks.Load()") == before {
-			t.Errorf("the earlier cell's goroutine does not tick %s", when)
+		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if get("ticks.Load()") != before {
+				return
+			}
 		}
+		t.Errorf("the earlier cell's goroutine does not tick %s", when)
 	}
 	serving("before the interrupts")
 	ticking("before the interrupts")
@@ -627,8 +631,8 @@ if err := labSrv.Start(context.Background()); err != nil {
 	if _, err := s.Eval(ctx, "n := 0\nfor {\n\tn++\n}"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("interrupted loop: err = %v", err)
 	}
-	if el := time.Since(t0); el > 1200*time.Millisecond {
-		t.Errorf("interrupting an endless loop took %v; want < 1.2s", el)
+	if el := time.Since(t0); el > 3*time.Second {
+		t.Errorf("interrupting an endless loop took %v; want < 3s", el)
 	}
 	serving("after interrupting an endless loop")
 	mustEval(t, s, "go func() {\n\tfor {\n\t\tticks.Add(1)\n\t\ttime.Sleep(5 * time.Millisecond)\n\t}\n}()")
