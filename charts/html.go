@@ -77,15 +77,7 @@ func (c *Chart) fragment(withLib bool) string {
 	}
 	id := newElementID()
 	var b strings.Builder
-	fmt.Fprintf(&b, `<div class="conclab-chart" style="max-width:%dpx;width:100%%;font-family:sans-serif">`, c.width)
-	if withLib {
-		s, err := LibraryScript()
-		if err != nil {
-			notes = append(notes, err.Error())
-		} else {
-			b.WriteString(s)
-		}
-	}
+	notes = openContainer(&b, c.width, withLib, notes)
 	svg := c.svgLocked(ss, notes)
 	fmt.Fprintf(&b, `<div id="%s" class="conclab-chart-canvas" data-conclab-chart="1" style="width:100%%;height:%dpx;position:relative">`, id, c.height)
 	fmt.Fprintf(&b, `<img class="conclab-chart-fallback" alt="%s" src="data:image/svg+xml;base64,%s" style="width:100%%;height:100%%;object-fit:contain">`,
@@ -97,4 +89,19 @@ func (c *Chart) fragment(withLib bool) string {
 	fmt.Fprintf(&b, "<script type=\"text/javascript\">\n"+chartScript+"\n</script>", jsString(id), c.option(ss, id))
 	b.WriteString(`</div>`)
 	return b.String()
+}
+
+// openContainer writes the opening of a chart's container, with the
+// ECharts library when withLib; a library that cannot be found becomes a
+// note, returned with the others.
+func openContainer(b *strings.Builder, width int, withLib bool, notes []string) []string {
+	fmt.Fprintf(b, `<div class="conclab-chart" style="max-width:%dpx;width:100%%;font-family:sans-serif">`, width)
+	if withLib {
+		s, err := LibraryScript()
+		if err != nil {
+			return append(notes, err.Error())
+		}
+		b.WriteString(s)
+	}
+	return notes
 }

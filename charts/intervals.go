@@ -366,15 +366,7 @@ func (c *IntervalChart) fragment(withLib bool) string {
 	id := newElementID()
 	notes := append([]string(nil), c.notes...)
 	var b strings.Builder
-	fmt.Fprintf(&b, `<div class="conclab-chart" style="max-width:%dpx;width:100%%;font-family:sans-serif">`, c.width)
-	if withLib {
-		s, err := LibraryScript()
-		if err != nil {
-			notes = append(notes, err.Error())
-		} else {
-			b.WriteString(s)
-		}
-	}
+	notes = openContainer(&b, c.width, withLib, notes)
 	fmt.Fprintf(&b, `<div id="%s" class="conclab-chart-canvas" data-conclab-chart="1" style="width:100%%;height:%dpx;position:relative">`, id, c.height)
 	fmt.Fprintf(&b, `<img class="conclab-chart-fallback" alt="%s" src="data:image/svg+xml;base64,%s" style="width:100%%;height:100%%;object-fit:contain">`,
 		html.EscapeString(c.title), base64.StdEncoding.EncodeToString([]byte(c.svgLocked())))
