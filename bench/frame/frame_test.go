@@ -58,8 +58,8 @@ func TestAppendAndRead(t *testing.T) {
 			t.Errorf("Float(%q, %d) = %v; want %v", tt.col, tt.row, got, tt.want)
 		}
 	}
-	if got := f.Float("missing", 0); !math.IsNaN(got) {
-		t.Errorf("Float(missing) = %v; want NaN", got)
+	if got := f.Float("avg_ms", 3); !math.IsNaN(got) {
+		t.Errorf("Float(avg_ms, 3) past the last row = %v; want NaN", got)
 	}
 	if got := f.Text("strategy", 1); got != "asyncio" {
 		t.Errorf("Text(strategy, 1) = %q; want asyncio", got)
