@@ -299,6 +299,7 @@ func TestCompute(t *testing.T) {
 		want string
 	}{
 		{"empty name", "", func(frame.Row) any { return 1 }, `frame "summary": Compute: empty column name`},
+		{"nil frame", "x", func(frame.Row) any { return 1 }, `frame: Compute "x" on a nil frame`},
 		{"unsupported", "x", func(frame.Row) any { return []int{1} }, `frame "summary": Compute "x": row 0: unsupported value [1] of type []int`},
 		{"mixed kinds", "x", func(r frame.Row) any {
 			if r.Text("strategy") == "asyncio" {
@@ -308,7 +309,11 @@ func TestCompute(t *testing.T) {
 		}, `frame "summary": Compute "x": row 1 gave a label (slow) after numbers`},
 	}
 	for _, tt := range bad {
-		if _, err := f.Compute(tt.col, tt.fn); err == nil || err.Error() != tt.want {
+		on := f
+		if tt.name == "nil frame" {
+			on = nil
+		}
+		if _, err := on.Compute(tt.col, tt.fn); err == nil || err.Error() != tt.want {
 			t.Errorf("%s: err = %v; want %q", tt.name, err, tt.want)
 		}
 	}

@@ -19,6 +19,9 @@ import (
 // empty col, an unsupported value, or values of both kinds are errors naming
 // col and the row. f is never changed.
 func (f *Frame) Compute(col string, fn func(r Row) any) (*Frame, error) {
+	if f == nil {
+		return nil, fmt.Errorf("frame: Compute %q on a nil frame", col)
+	}
 	if col == "" {
 		return nil, fmt.Errorf("frame %q: Compute: empty column name", f.Name)
 	}
