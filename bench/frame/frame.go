@@ -25,7 +25,9 @@
 //
 //	frame "summary": no column "elapsd_s" (columns: strategy, elapsed_s, rps)
 //
-// Code that reads a column which may legitimately be absent asks Has first.
+// Asking for a number from a label column (Float, Floats, Row.Float, Get) is
+// a *ColumnError too. Code that reads a column which may legitimately be
+// absent asks Has first.
 //
 // The public surface is deliberately free of generics so that it works the
 // same from compiled Go and from the notebook interpreter.
