@@ -261,15 +261,11 @@ func exportedType(n string) bool {
 	return unicode.IsUpper(r[0]) && !strings.Contains(pkg, "interp")
 }
 
-// failureError is the cell's *Error for a failed check, or for a panic with
-// an error value (panicked); code is the cell, line the failing line.
-func failureError(err error, line int, code string, panicked bool) *Error {
+// failureError is the cell's *Error for a failed check; code is the cell,
+// line the failing line.
+func failureError(err error, line int, code string) *Error {
 	e := &Error{Name: errorTypeName(err), Value: err.Error(), Line: line}
-	head := e.Name + ": " + e.Value
-	if panicked {
-		head = "panic: " + head
-	}
-	e.Traceback = []string{head}
+	e.Traceback = []string{e.Name + ": " + e.Value}
 	if line > 0 {
 		if l := cellLine(code, line); l != "" {
 			e.Traceback = append(e.Traceback, fmt.Sprintf("  at cell line %d: %s", line, l))

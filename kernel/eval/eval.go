@@ -923,7 +923,7 @@ func (s *Session) mapError(err error, src string, line int) error {
 			if at == 0 {
 				at = line
 			}
-			return failureError(f.err, at, s.code, false)
+			return failureError(f.err, at, s.code)
 		}
 		e := &Error{Name: "panic", Value: fmt.Sprint(p.Value)}
 		var errValue error
