@@ -50,6 +50,9 @@ type Options struct {
 	// NoCrashWatch disables the crash watcher (see crash.go): a Go fatal
 	// error then ends the process with the runtime's report only.
 	NoCrashWatch bool
+	// Symbols are the packages linked into the interpreter besides the
+	// standard library (see eval.Symbols); the command passes its tables.
+	Symbols eval.Symbols
 }
 
 // Kernel is a running kernel. Create it with Start, then call Run.
@@ -154,6 +157,7 @@ func Start(ctx context.Context, ci ConnectionInfo, opts Options) (*Kernel, error
 		Dir:                  opts.Dir,
 		Input:                k.input,
 		CaptureProcessOutput: true,
+		Symbols:              opts.Symbols,
 	})
 	if err != nil {
 		k.crash.close()

@@ -14,9 +14,14 @@ import (
 
 	"github.com/go-zeromq/zmq4"
 
+	"github.com/conclab/conclab/internal/symbols"
 	"github.com/conclab/conclab/kernel"
+	"github.com/conclab/conclab/kernel/eval"
 	"github.com/conclab/conclab/kernel/wire"
 )
+
+// labSymbols are the lab's packages, as cmd/conclab links them in.
+var labSymbols = eval.Symbols{Packages: symbols.Symbols, Docs: symbols.Docs}
 
 func freePorts(t testing.TB, n int) []int {
 	t.Helper()
@@ -213,7 +218,7 @@ func startKernel(t testing.TB) (*kernel.Kernel, kernel.ConnectionInfo, *client) 
 	t.Helper()
 	ci := testConn(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	k, err := kernel.Start(ctx, ci, kernel.Options{Dir: t.TempDir()})
+	k, err := kernel.Start(ctx, ci, kernel.Options{Dir: t.TempDir(), Symbols: labSymbols})
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -390,7 +395,7 @@ func fds(t testing.TB) int {
 
 func TestShutdownWhileRunning(t *testing.T) {
 	ci := testConn(t)
-	k, err := kernel.Start(context.Background(), ci, kernel.Options{})
+	k, err := kernel.Start(context.Background(), ci, kernel.Options{Symbols: labSymbols})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,7 +454,7 @@ func TestPortInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	_, err = kernel.Start(context.Background(), ci, kernel.Options{})
+	_, err = kernel.Start(context.Background(), ci, kernel.Options{Symbols: labSymbols})
 	if err == nil || !strings.Contains(err.Error(), "shell port") {
 		t.Errorf("Start with shell port in use: %v; want an error naming the shell port", err)
 	}

@@ -9,8 +9,17 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/conclab/conclab/internal/symbols"
+	"github.com/conclab/conclab/kernel/eval"
 	"github.com/conclab/conclab/notebook"
 )
+
+// lab links the lab's packages into the notebook's interpreter, as the
+// conclab command does (ExecuteIsolated's child gets them from ChildMain).
+func lab(o notebook.Options) notebook.Options {
+	o.Symbols = eval.Symbols{Packages: symbols.Symbols, Docs: symbols.Docs}
+	return o
+}
 
 func Example() {
 	src := `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
@@ -24,7 +33,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	if err := notebook.Execute(context.Background(), nb, notebook.Options{Name: "squares.ipynb"}); err != nil {
+	if err := notebook.Execute(context.Background(), nb, lab(notebook.Options{Name: "squares.ipynb"})); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -69,7 +78,7 @@ func ExampleExecuteIsolated() {
 		fmt.Println(err)
 		return
 	}
-	err = notebook.ExecuteIsolated(context.Background(), nb, notebook.Options{Name: "deep.ipynb"},
+	err = notebook.ExecuteIsolated(context.Background(), nb, lab(notebook.Options{Name: "deep.ipynb"}),
 		exec.Command(exe, "notebook-child"))
 	var fe *notebook.FatalError
 	fmt.Println("fatal:", errors.As(err, &fe))

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/conclab/conclab/charts"
 	"github.com/conclab/conclab/display"
 	"github.com/conclab/conclab/kernel/eval"
 )
@@ -50,8 +49,23 @@ type Options struct {
 	// itself could not continue (the context ended, a cell could not be
 	// stopped).
 	AllowErrors bool
-	// Progress, when set, receives one line per executed code cell.
+	// Progress, when set, receives one line per executed code cell, and
+	// the live progress of cells that update a display (see LiveProgress).
 	Progress io.Writer
+	// Terminal tells that Progress is a terminal: a cell's live progress
+	// line rewrites itself in place instead of one line per update.
+	Terminal bool
+
+	// Symbols are the packages linked into the interpreter besides the
+	// standard library (see eval.Symbols); the command passes its tables.
+	// For ExecuteIsolated they are the child's: see ChildMain.
+	Symbols eval.Symbols
+	// NewPage, when set, is called before the notebook's first cell in the
+	// process that runs the cells: the place to reset per-page state of the
+	// linked packages (conclab passes charts.ResetPage, so the notebook's
+	// first chart output carries the chart library). For ExecuteIsolated it
+	// is the child's: see ChildMain.
+	NewPage func()
 }
 
 // CellError is the failure of one cell. Execute returns it (wrapped or not)
@@ -126,13 +140,23 @@ func execute(ctx context.Context, nb *Notebook, opts Options, w *childWriter) (e
 
 	execMu.Lock()
 	defer execMu.Unlock()
-	// A new page: this notebook's first chart output carries the library.
-	charts.ResetPage()
+	if opts.NewPage != nil {
+		opts.NewPage()
+	}
 
 	rec := &recorder{displays: map[string][]*Output{}}
+	var live *livePrinter
+	switch {
+	case w != nil:
+		rec.live = w.live
+	case opts.Progress != nil:
+		live = newLivePrinter(opts.Progress, name, opts.Terminal)
+		rec.live = live.update
+	}
 	sess, err := eval.New(eval.Options{
 		Stdout: rec.stream("stdout"), Stderr: rec.stream("stderr"), Dir: opts.Dir,
 		CaptureProcessOutput: true,
+		Symbols:              opts.Symbols,
 		Input: func(string, bool) (string, error) {
 			return "", errors.New("no input available: the notebook runs headless")
 		},
@@ -170,6 +194,7 @@ func execute(ctx context.Context, nb *Notebook, opts Options, w *childWriter) (e
 		rec.end()
 		w.cell(rec, i+1)
 		elapsed := time.Since(start)
+		live.end()
 		if opts.Progress != nil {
 			fmt.Fprintln(opts.Progress, progressLine(name, count, codeCells, i+1, c, cerr, elapsed))
 		}
@@ -404,6 +429,11 @@ type recorder struct {
 	// text: appending to a builder keeps a long stream linear in time.
 	open    *Output
 	openBuf strings.Builder
+	// live, when set, receives the live progress line of a display update
+	// with text/plain (see live.go), and liveText is each display's last
+	// text.
+	live     func(cell int, line string)
+	liveText map[string]string
 }
 
 // MaxStreamBytes bounds the stdout and stderr text recorded per cell (16
@@ -495,7 +525,18 @@ func (r *recorder) addBundle(o *Output, d display.Data) {
 
 // Display implements display.Publisher.
 func (r *recorder) Display(d display.Data) error {
-	r.addBundle(bundleOutput(OutputDisplayData, d), d)
+	o := bundleOutput(OutputDisplayData, d)
+	r.addBundle(o, d)
+	if id := d.DisplayID(); id != "" {
+		if text, ok := o.Data[display.MIMETypeText].(string); ok {
+			r.mu.Lock()
+			if r.liveText == nil {
+				r.liveText = map[string]string{}
+			}
+			r.liveText[id] = text
+			r.mu.Unlock()
+		}
+	}
 	return nil
 }
 
@@ -503,11 +544,24 @@ func (r *recorder) Display(d display.Data) error {
 // in any cell, is replaced by d in place.
 func (r *recorder) Update(id string, d display.Data) error {
 	nu := bundleOutput(OutputDisplayData, d)
+	text, hasText := nu.Data[display.MIMETypeText].(string)
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	for _, o := range r.displays[id] {
 		o.Data, o.Metadata = nu.Data, nu.Metadata
 		r.bumpLocked(r.owner[o])
+	}
+	live, cell := r.live, r.index
+	var line string
+	if live != nil && hasText {
+		if r.liveText == nil {
+			r.liveText = map[string]string{}
+		}
+		line = liveLine(r.liveText[id], text)
+		r.liveText[id] = text
+	}
+	r.mu.Unlock()
+	if line != "" {
+		live(cell, line)
 	}
 	return nil
 }

@@ -8,8 +8,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/conclab/conclab/charts"
+	"github.com/conclab/conclab/internal/symbols"
 	"github.com/conclab/conclab/kernel/eval"
 )
+
+// lab completes o as cmd/conclab does: the lab's packages linked in, and a
+// new chart page per notebook.
+func lab(o Options) Options {
+	o.Symbols = eval.Symbols{Packages: symbols.Symbols, Docs: symbols.Docs}
+	o.NewPage = charts.ResetPage
+	return o
+}
 
 // Execute serialises itself (one session per process at a time), so these
 // tests do not run in parallel with each other.
@@ -40,7 +50,7 @@ func TestExecuteFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	var progress bytes.Buffer
-	err = Execute(context.Background(), nb, Options{Name: "go-outputs.ipynb", AllowErrors: true, Progress: &progress})
+	err = Execute(context.Background(), nb, lab(Options{Name: "go-outputs.ipynb", AllowErrors: true, Progress: &progress}))
 	if err != nil {
 		t.Fatalf("Execute with AllowErrors = %v; want nil", err)
 	}
@@ -94,8 +104,9 @@ func TestExecuteFixture(t *testing.T) {
 	if nb.Language() != "go" || nb.Metadata["language_info"].(map[string]any)["file_extension"] != ".go" {
 		t.Errorf("metadata = %v; want Go's language_info", nb.Metadata)
 	}
-	if p := progress.String(); strings.Count(p, "\n") != 8 || !strings.Contains(p, "go-outputs.ipynb [6/7] cell 8 \"var m map[string]int …\": FAILED") {
-		t.Errorf("progress = %q; want 7 cell lines and a summary", p)
+	if p := progress.String(); strings.Count(p, "\n") != 9 || !strings.Contains(p, "go-outputs.ipynb [6/7] cell 8 \"var m map[string]int …\": FAILED") ||
+		!strings.Contains(p, "go-outputs.ipynb cell 5: step 2 of 2\ngo-outputs.ipynb [4/7] cell 5") {
+		t.Errorf("progress = %q; want 7 cell lines, the live line of cell 5's update and a summary", p)
 	}
 	var b bytes.Buffer
 	if err := nb.Write(&b); err != nil {
@@ -111,7 +122,7 @@ func TestExecuteStopsAtFirstError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = Execute(context.Background(), nb, Options{Name: "go-outputs.ipynb"})
+	err = Execute(context.Background(), nb, lab(Options{Name: "go-outputs.ipynb"}))
 	var ce *CellError
 	if !errors.As(err, &ce) || ce.Cell != 8 || ce.ID != nb.Cells[7].ID || ce.Timeout {
 		t.Fatalf("Execute = %v; want a *CellError for cell 8", err)
@@ -132,7 +143,7 @@ func TestExecuteStopsAtFirstError(t *testing.T) {
 func TestExecuteTimeout(t *testing.T) {
 	nb := goNotebook(t, `fmt.Println("before")`, "n := 0\nfor {\n\tn++\n}", `fmt.Println("never")`)
 	start := time.Now()
-	err := Execute(context.Background(), nb, Options{Name: "endless.ipynb", Timeout: 300 * time.Millisecond})
+	err := Execute(context.Background(), nb, lab(Options{Name: "endless.ipynb", Timeout: 300 * time.Millisecond}))
 	elapsed := time.Since(start)
 	var ce *CellError
 	if !errors.As(err, &ce) || !ce.Timeout || ce.Cell != 2 {
@@ -153,7 +164,7 @@ func TestExecuteTimeout(t *testing.T) {
 
 	// With errors allowed the session survives the interrupt.
 	nb = goNotebook(t, "x := 5", "for {\n}", "x * 2")
-	if err := Execute(context.Background(), nb, Options{Timeout: 300 * time.Millisecond, AllowErrors: true}); err != nil {
+	if err := Execute(context.Background(), nb, lab(Options{Timeout: 300 * time.Millisecond, AllowErrors: true})); err != nil {
 		t.Fatalf("Execute with AllowErrors = %v", err)
 	}
 	if o := nb.Cells[2].Outputs; len(o) != 1 || o[0].Data["text/plain"] != "10" {
@@ -165,7 +176,7 @@ func TestExecuteContextCancel(t *testing.T) {
 	nb := goNotebook(t, "time.Sleep(time.Hour)", "1")
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	err := Execute(ctx, nb, Options{AllowErrors: true})
+	err := Execute(ctx, nb, lab(Options{AllowErrors: true}))
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Execute = %v; want the context's error even with AllowErrors", err)
 	}
@@ -185,7 +196,7 @@ func TestExecuteDisplays(t *testing.T) {
 		// JSON and image bundles.
 		"display.Display(display.JSON(map[string]int{\"n\": 1}))\ndisplay.Display(display.PNG([]byte{1, 2, 3}))",
 	)
-	if err := Execute(context.Background(), nb, Options{}); err != nil {
+	if err := Execute(context.Background(), nb, lab(Options{})); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -217,7 +228,7 @@ func TestExecuteRejectsOtherLanguage(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := *nb.Cells[1].ExecutionCount
-	err = Execute(context.Background(), nb, Options{Name: "jupyter-python.ipynb"})
+	err = Execute(context.Background(), nb, lab(Options{Name: "jupyter-python.ipynb"}))
 	if err == nil || !strings.Contains(err.Error(), "jupyter-python.ipynb: a python notebook") {
 		t.Fatalf("Execute = %v; want an error naming the notebook and its language", err)
 	}
@@ -244,7 +255,7 @@ func TestCollapseCR(t *testing.T) {
 
 func TestExecuteBoundsStreamOutput(t *testing.T) {
 	nb := goNotebook(t, "line := strings.Repeat(\"x\", 1<<20)\nfor i := 0; i < 40; i++ {\n\tfmt.Println(line)\n}", `fmt.Println("next cell")`)
-	if err := Execute(context.Background(), nb, Options{}); err != nil {
+	if err := Execute(context.Background(), nb, lab(Options{})); err != nil {
 		t.Fatal(err)
 	}
 	total, notices := 0, 0
@@ -268,7 +279,7 @@ func TestExecuteChartsNotebook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = Execute(context.Background(), nb, Options{Name: "charts.ipynb"})
+	err = Execute(context.Background(), nb, lab(Options{Name: "charts.ipynb"}))
 	if err != nil && strings.Contains(err.Error(), `unable to find source related to: "github.com/conclab/conclab/charts"`) {
 		// The interpreter symbols predate the charts package (go generate
 		// ./internal/symbols); scripts/test.d/50-notebook.sh does not skip.
@@ -280,8 +291,15 @@ func TestExecuteChartsNotebook(t *testing.T) {
 	if o := nb.Cells[1].Outputs; len(o) != 1 || o[0].Text != "first chart cleared\n" {
 		t.Errorf("cell 2 outputs = %+v; want the chart cleared", o)
 	}
+	// The page asset conclab run passes (cmd/conclab's echartsAsset).
+	lib := func(outputs string) (string, error) {
+		if !charts.NeedsLibrary(outputs) {
+			return "", nil
+		}
+		return charts.LibraryScript()
+	}
 	var page bytes.Buffer
-	if err := nb.WriteHTML(&page, HTMLOptions{}); err != nil {
+	if err := nb.WriteHTML(&page, HTMLOptions{HeadAssets: []HeadAsset{lib}}); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(page.String(), "data-conclab-echarts="); n != 1 {

@@ -32,6 +32,9 @@ type HTMLOptions struct {
 	Title string
 	// HideCode leaves code cell sources out (outputs only).
 	HideCode bool
+	// HeadAssets are consulted in order for every page (e.g. a chart
+	// library some output needs; conclab passes the ECharts script's).
+	HeadAssets []HeadAsset
 }
 
 // HeadAsset returns HTML to put once in the <head> of an exported page, given
@@ -39,13 +42,6 @@ type HTMLOptions struct {
 // output needs it, and none was embedded by the outputs themselves). It
 // returns "" when nothing is needed.
 type HeadAsset func(outputsHTML string) (string, error)
-
-// headAssets are consulted by WriteHTML for every page, in order.
-var headAssets []HeadAsset
-
-// RegisterHeadAsset adds a HeadAsset to every page WriteHTML writes. Call it
-// from an init function (not safe for use concurrently with WriteHTML).
-func RegisterHeadAsset(a HeadAsset) { headAssets = append(headAssets, a) }
 
 // The display order of MIME types: the first present is shown (nbconvert's
 // HTML exporter order).
@@ -142,7 +138,7 @@ func (nb *Notebook) WriteHTML(w io.Writer, opts HTMLOptions) error {
 		return fmt.Errorf("notebook: highlight CSS: %w", err)
 	}
 	b.WriteString("</style>\n")
-	for _, a := range headAssets {
+	for _, a := range opts.HeadAssets {
 		s, err := a(outs.String())
 		if err != nil {
 			return fmt.Errorf("notebook: page asset: %w", err)

@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-
-	"github.com/conclab/conclab/bench/frame"
-	"github.com/conclab/conclab/charts"
 )
 
 func exportHTML(t *testing.T, nb *Notebook, opts HTMLOptions) string {
@@ -107,22 +104,21 @@ func TestWriteHTMLOutputs(t *testing.T) {
 }
 
 func TestHeadAsset(t *testing.T) {
-	// Not parallel: registers a page asset for the rest of the process's
-	// pages; it only adds to pages whose outputs mention the marker.
-	RegisterHeadAsset(func(outputs string) (string, error) {
+	t.Parallel()
+	opts := HTMLOptions{HeadAssets: []HeadAsset{func(outputs string) (string, error) {
 		if strings.Contains(outputs, "needs-test-lib") {
 			return `<script id="test-lib"></script>`, nil
 		}
 		return "", nil
-	})
+	}}}
 	nb := &Notebook{Cells: []*Cell{{Type: CellCode, Source: "x", Outputs: []*Output{
 		{Type: OutputDisplayData, Data: map[string]any{"text/html": "<div class=needs-test-lib></div>"}}}}}}
-	page := exportHTML(t, nb, HTMLOptions{})
+	page := exportHTML(t, nb, opts)
 	head, _, _ := strings.Cut(page, "</head>")
 	if strings.Count(page, `<script id="test-lib">`) != 1 || !strings.Contains(head, `<script id="test-lib">`) {
 		t.Errorf("asset not once in <head>:\n%s", head)
 	}
-	plain := exportHTML(t, &Notebook{Cells: []*Cell{{Type: CellMarkdown, Source: "hi"}}}, HTMLOptions{})
+	plain := exportHTML(t, &Notebook{Cells: []*Cell{{Type: CellMarkdown, Source: "hi"}}}, opts)
 	if strings.Contains(plain, "test-lib") {
 		t.Error("asset added to a page that does not need it")
 	}
@@ -143,42 +139,5 @@ func TestANSIHTML(t *testing.T) {
 		if got := ansiHTML(tt.in); got != tt.want {
 			t.Errorf("ansiHTML(%q) = %q; want %q", tt.in, got, tt.want)
 		}
-	}
-}
-
-func TestChartsLibraryOncePerPage(t *testing.T) {
-	// Not parallel: uses the charts package's page flag.
-	if _, err := charts.LibraryScript(); err != nil {
-		t.Skipf("ECharts library not available in this build: %v", err)
-	}
-	f := frame.New("summary")
-	for _, r := range []frame.Row{{"strategy": "sync", "rps": 10.0}, {"strategy": "asyncio", "rps": 7.5}} {
-		if err := f.Append(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	charts.ResetPage()
-	first := charts.Throughput(f).HTML()  // carries the library
-	second := charts.Throughput(f).HTML() // does not
-	chartCell := func(h string) *Cell {
-		return &Cell{Type: CellCode, Source: "charts.Throughput(f)", Outputs: []*Output{
-			{Type: OutputDisplayData, Data: map[string]any{"text/html": h, "text/plain": "chart"}}}}
-	}
-	const lib = "data-conclab-echarts="
-	tests := []struct {
-		name  string
-		cells []*Cell
-	}{
-		{"library in the first chart", []*Cell{chartCell(first), chartCell(second)}},
-		{"library missing from the outputs", []*Cell{chartCell(second), chartCell(second)}},
-	}
-	for _, tt := range tests {
-		page := exportHTML(t, &Notebook{Cells: tt.cells}, HTMLOptions{})
-		if n := strings.Count(page, lib); n != 1 {
-			t.Errorf("%s: page carries the library %d times; want once", tt.name, n)
-		}
-	}
-	if page := exportHTML(t, &Notebook{Cells: []*Cell{{Type: CellMarkdown, Source: "no charts"}}}, HTMLOptions{}); strings.Contains(page, lib) {
-		t.Error("library added to a page without charts")
 	}
 }

@@ -141,6 +141,11 @@ func ExecuteIsolated(ctx context.Context, nb *Notebook, opts Options, cmd *exec.
 	watchdog.Stop()
 	defer watchdog.Stop()
 	codeCells := countCodeCells(nb)
+	var live *livePrinter
+	if opts.Progress != nil {
+		live = newLivePrinter(opts.Progress, name, opts.Terminal)
+	}
+	defer live.end()
 loop:
 	for {
 		select {
@@ -164,10 +169,14 @@ loop:
 					if ev.Final && ev.Cell == lastStarted {
 						running = false
 						watchdog.Stop()
+						live.end()
 					}
 				}
+			case evLive:
+				live.update(ev.Cell, ev.Line)
 			case evProgress:
 				if opts.Progress != nil {
+					live.end()
 					io.WriteString(opts.Progress, ev.Line)
 				}
 			case evDone:
@@ -196,6 +205,7 @@ loop:
 		}
 	}
 
+	live.end()
 	// The notebook is over: stop what it left running, then the child.
 	var waitErr error
 	exited := false
@@ -309,6 +319,7 @@ const (
 	evStart    = "start"    // Cell started; Count is its execution count
 	evCell     = "cell"     // Cell's Outputs (Final when the cell ended)
 	evProgress = "progress" // a progress Line
+	evLive     = "live"     // a live progress Line of Cell (see live.go)
 	evDone     = "done"     // the final Notebook and Error
 )
 
@@ -417,10 +428,12 @@ func fromWireOutputs(w []wireOutput) []*Output {
 
 // ChildMain is the child side of ExecuteIsolated: it reads the request from
 // standard input, executes the notebook (ctx ending interrupts it, as for
-// Execute) and reports on file descriptor 3. It returns the process's exit
-// code: 0 when the result was reported (whether or not a cell failed), 1 when
-// it could not be. A binary calls it when started as ExecuteIsolated's cmd.
-func ChildMain(ctx context.Context) int {
+// Execute) and reports on file descriptor 3. base gives what cannot cross
+// the processes, Symbols and NewPage (its other fields are the request's).
+// It returns the process's exit code: 0 when the result was reported
+// (whether or not a cell failed), 1 when it could not be. A binary calls it
+// when started as ExecuteIsolated's cmd.
+func ChildMain(ctx context.Context, base Options) int {
 	events := os.NewFile(3, "conclab-events")
 	if _, err := events.Stat(); err != nil {
 		fmt.Fprintln(os.Stderr, "conclab: the notebook child process needs its event pipe on file descriptor 3")
@@ -445,7 +458,8 @@ func ChildMain(ctx context.Context) int {
 		w.done(nil, nil, fmt.Errorf("%s: %w", req.Name, err))
 		return 1
 	}
-	opts := Options{Name: req.Name, Dir: req.Dir, Timeout: req.Timeout, AllowErrors: req.AllowErrors, Progress: progressWriter{w}}
+	opts := Options{Name: req.Name, Dir: req.Dir, Timeout: req.Timeout, AllowErrors: req.AllowErrors, Progress: progressWriter{w},
+		Symbols: base.Symbols, NewPage: base.NewPage}
 	err = execute(ctx, nb, opts, w)
 	if !w.sent {
 		w.done(nb, nil, err) // execute failed before running cells
@@ -560,6 +574,11 @@ func (w *childWriter) done(nb *Notebook, rec *recorder, err error) {
 	w.mu.Lock()
 	w.sent = true
 	w.mu.Unlock()
+}
+
+// live sends a live progress line of cell.
+func (w *childWriter) live(cell int, line string) {
+	w.send(childEvent{Type: evLive, Cell: cell, Line: line})
 }
 
 // progressWriter sends what is written as progress lines.

@@ -19,7 +19,7 @@ const childArg = "notebook-child"
 func TestMain(m *testing.M) {
 	if len(os.Args) == 2 && os.Args[1] == childArg {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		code := ChildMain(ctx)
+		code := ChildMain(ctx, lab(Options{}))
 		stop()
 		os.Exit(code)
 	}
@@ -38,7 +38,7 @@ func TestExecuteIsolatedMatchesExecute(t *testing.T) {
 			t.Fatal(err)
 		}
 		var progress bytes.Buffer
-		opts := Options{Name: "go-outputs.ipynb", AllowErrors: true, Progress: &progress, Dir: "testdata"}
+		opts := lab(Options{Name: "go-outputs.ipynb", AllowErrors: true, Progress: &progress, Dir: "testdata"})
 		if isolated {
 			err = ExecuteIsolated(context.Background(), nb, opts, childCmd())
 		} else {
@@ -102,7 +102,7 @@ func TestExecuteIsolatedMatchesExecute(t *testing.T) {
 // cell, a timeout sets Timeout, and ctx ending interrupts the running cell.
 func TestExecuteIsolatedErrors(t *testing.T) {
 	nb := goNotebook(t, `fmt.Println("one")`, `panic("boom")`, `fmt.Println("not run")`)
-	err := ExecuteIsolated(context.Background(), nb, Options{Name: "p"}, childCmd())
+	err := ExecuteIsolated(context.Background(), nb, lab(Options{Name: "p"}), childCmd())
 	var ce *CellError
 	if !errors.As(err, &ce) || ce.Cell != 2 || ce.Timeout || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("panicking cell: err = %v; want a *CellError for cell 2 mentioning boom", err)
@@ -112,7 +112,7 @@ func TestExecuteIsolatedErrors(t *testing.T) {
 	}
 
 	nb = goNotebook(t, "for {\n}")
-	err = ExecuteIsolated(context.Background(), nb, Options{Name: "t", Timeout: 300 * time.Millisecond}, childCmd())
+	err = ExecuteIsolated(context.Background(), nb, lab(Options{Name: "t", Timeout: 300 * time.Millisecond}), childCmd())
 	if !errors.As(err, &ce) || !ce.Timeout || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("endless cell: err = %v; want a timeout *CellError", err)
 	}
@@ -128,7 +128,7 @@ func TestExecuteIsolatedErrors(t *testing.T) {
 		cancel()
 	}()
 	start := time.Now()
-	err = ExecuteIsolated(ctx, nb, Options{Name: "i", Progress: progress}, childCmd())
+	err = ExecuteIsolated(ctx, nb, lab(Options{Name: "i", Progress: progress}), childCmd())
 	if !errors.Is(err, context.Canceled) || !errors.As(err, &ce) || ce.Cell != 2 {
 		t.Errorf("interrupted: err = %v; want context.Canceled in cell 2", err)
 	}
@@ -145,7 +145,7 @@ func TestExecuteIsolatedClear(t *testing.T) {
 	// The display is reported by a snapshot while the cell sleeps; the clear
 	// must reach the parent as "no outputs", not as "nothing new".
 	nb := goNotebook(t, "display.Display(display.HTML(\"<b>gone</b>\"))\ntime.Sleep(2 * time.Second)\ndisplay.Clear(false)", `fmt.Println("kept")`)
-	if err := ExecuteIsolated(context.Background(), nb, Options{Name: "c"}, childCmd()); err != nil {
+	if err := ExecuteIsolated(context.Background(), nb, lab(Options{Name: "c"}), childCmd()); err != nil {
 		t.Fatal(err)
 	}
 	if got := outputTypes(nb.Cells[0]); got != "" {

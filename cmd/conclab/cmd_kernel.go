@@ -88,7 +88,7 @@ func runKernel(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		started <- nil
 		return 1, err
 	}
-	k, err := kernel.Start(runCtx, ci, kernel.Options{Log: stderr, Version: conclabVersion()})
+	k, err := kernel.Start(runCtx, ci, kernel.Options{Log: stderr, Version: conclabVersion(), Symbols: labSymbols})
 	if err != nil {
 		started <- nil
 		return 1, err

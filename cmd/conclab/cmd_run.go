@@ -43,7 +43,7 @@ flags:
 // a failing cell (or with --allow-errors), 1 when some failed, 2 on bad usage.
 func runNotebooks(ctx context.Context, args []string, _, stderr io.Writer) (int, error) {
 	if len(args) == 1 && args[0] == runChildArg {
-		return notebook.ChildMain(ctx), nil
+		return notebook.ChildMain(ctx, runnerOptions()), nil
 	}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -162,7 +162,7 @@ func runOne(ctx context.Context, path string, cfg runConfig, stderr io.Writer) e
 		return fmt.Errorf("%s: finding this program to run the notebook: %w", path, err)
 	}
 	runErr := notebook.ExecuteIsolated(ctx, nb, notebook.Options{Name: path, Dir: filepath.Dir(path),
-		Timeout: cfg.timeout, AllowErrors: cfg.allowErrors, Progress: stderr},
+		Timeout: cfg.timeout, AllowErrors: cfg.allowErrors, Progress: stderr, Terminal: isTerminal(stderr)},
 		exec.Command(exe, "run", runChildArg))
 
 	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
@@ -184,7 +184,7 @@ func runOne(ctx context.Context, path string, cfg runConfig, stderr io.Writer) e
 	}
 	if cfg.html != "" {
 		dst := filepath.Join(cfg.html, base+".html")
-		if err := nb.WriteFileHTML(dst, notebook.HTMLOptions{}); err != nil {
+		if err := nb.WriteFileHTML(dst, htmlOptions()); err != nil {
 			werrs = append(werrs, err)
 		} else {
 			fmt.Fprintf(stderr, "%s: HTML report %s\n", path, dst)

@@ -469,3 +469,47 @@ func TestRunWritesThroughSymlinks(t *testing.T) {
 		}
 	}
 }
+
+// conclab run: a display updated while its cell runs is printed as live
+// progress lines on stderr, and the written notebook and HTML report keep its
+// final state only; a failed err check fails the cell with the error's type.
+func TestRunLiveProgressAndErrIdiom(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "live.ipynb")
+	writeNotebook(t, path, `h, err := display.Open(display.Text("step 0 of 3"))
+for i := 1; i <= 3; i++ {
+	time.Sleep(30 * time.Millisecond)
+	if err := h.Update(display.Text(fmt.Sprintf("step %d of 3", i))); err != nil {
+		panic(err)
+	}
+}`, `import "strconv"
+n, err := strconv.Atoi("3x")
+fmt.Println("not reached", n)`)
+	out, html := filepath.Join(dir, "out"), filepath.Join(dir, "html")
+	code, log := runCmd(t, "--out", out, "--html", html, path)
+	if code == 0 {
+		t.Fatalf("exit 0; want the err check to fail the run\n%s", log)
+	}
+	live := strings.Index(log, path+" cell 1: step 3 of 3\n")
+	if live < 0 || strings.Index(log, path+" [1/2] cell 1") < live {
+		t.Errorf("no final live line before cell 1's progress line:\n%s", log)
+	}
+	if !strings.Contains(log, `*strconv.NumError: cell line 2: strconv.Atoi: parsing "3x": invalid syntax`) || strings.Contains(log, "goroutine") {
+		t.Errorf("the failed check is not reported readably:\n%s", log)
+	}
+	nb, err := notebook.ReadFile(filepath.Join(out, "live.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := nb.Cells[0].Outputs; len(o) != 1 || o[0].Data["text/plain"] != "step 3 of 3" {
+		t.Errorf("cell 1 outputs = %+v; want the display's final state only", o)
+	}
+	if o := nb.Cells[1].Outputs; len(o) != 1 || o[0].EName != "*strconv.NumError" ||
+		o[0].EValue != `strconv.Atoi: parsing "3x": invalid syntax` || len(o[0].Traceback) != 2 {
+		t.Errorf("cell 2 outputs = %+v; want the error of the failed check", o)
+	}
+	page, err := os.ReadFile(filepath.Join(html, "live.html"))
+	if err != nil || !strings.Contains(string(page), "step 3 of 3") || strings.Contains(string(page), "step 2 of 3") {
+		t.Errorf("HTML report: %v; want the display's final state only", err)
+	}
+}

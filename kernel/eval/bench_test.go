@@ -10,7 +10,7 @@ import (
 func BenchmarkNew(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		s, err := eval.New(eval.Options{})
+		s, err := eval.New(eval.Options{Symbols: labSymbols})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -19,7 +19,7 @@ func BenchmarkNew(b *testing.B) {
 }
 
 func BenchmarkEval(b *testing.B) {
-	s, err := eval.New(eval.Options{})
+	s, err := eval.New(eval.Options{Symbols: labSymbols})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,11 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
-
-	"github.com/conclab/conclab/internal/symbols"
-	"github.com/traefik/yaegi/stdlib"
 )
 
 // decls is what a segment declares: names (with their kind), imports
@@ -169,37 +165,9 @@ var builtins = []string{"append", "cap", "clear", "close", "complex", "copy", "d
 	"int32", "int64", "int8", "rune", "string", "uint", "uint16", "uint32", "uint64", "uint8",
 	"uintptr", "any", "true", "false", "nil", "iota"}
 
-// packageExports returns the exported symbols of a linked-in package by
-// import path.
-func packageExports(p string) map[string]reflect.Value {
-	key := p + "/" + path.Base(p)
-	if m, ok := stdlib.Symbols[key]; ok {
-		return m
-	}
-	if m, ok := symbols.Symbols[key]; ok {
-		return m
-	}
-	for k, m := range symbols.Symbols {
-		if path.Dir(k) == p {
-			return m
-		}
-	}
-	return nil
-}
-
-// Packages returns the import paths linked into the interpreter, sorted.
-func Packages() []string {
-	var ps []string
-	for _, src := range []map[string]map[string]reflect.Value{stdlib.Symbols, symbols.Symbols} {
-		for k := range src {
-			if d := path.Dir(k); d != "." && !strings.Contains(k, "yaegi") {
-				ps = append(ps, d)
-			}
-		}
-	}
-	sort.Strings(ps)
-	return ps
-}
+// Packages returns the import paths linked into the session's interpreter,
+// sorted.
+func (s *Session) Packages() []string { return s.lib.paths() }
 
 // resolvePackage maps a package name used in a cell to its import path.
 func (s *Session) resolvePackage(name string) (string, bool) {
@@ -211,37 +179,8 @@ func (s *Session) resolvePackage(name string) (string, bool) {
 	}
 	// ImportUsed makes every linked package available by its base name
 	// (http for net/http), unless two share it.
-	p, ok = usedPackages()[name]
+	p, ok = s.lib.used[name]
 	return p, ok && p != ""
-}
-
-var (
-	usedOnce sync.Once
-	usedPkgs map[string]string // base name -> import path; "" when ambiguous
-)
-
-// usedPackages maps the names ImportUsed gives linked packages to their
-// import paths, as yaegi does: the last path element, dropped when two
-// packages share it.
-func usedPackages() map[string]string {
-	usedOnce.Do(func() {
-		usedPkgs = map[string]string{}
-		for _, src := range []map[string]map[string]reflect.Value{stdlib.Symbols, symbols.Symbols} {
-			for k := range src {
-				p := path.Dir(k)
-				if p == "." {
-					continue
-				}
-				name := path.Base(p)
-				if prev, dup := usedPkgs[name]; dup && prev != p {
-					usedPkgs[name] = ""
-					continue
-				}
-				usedPkgs[name] = p
-			}
-		}
-	})
-	return usedPkgs
 }
 
 // exprAt returns the dotted identifier chain ending at cursor (a byte offset
@@ -401,7 +340,7 @@ func (s *Session) scopeNames() []string {
 			out = append(out, n)
 		}
 	}
-	for _, src := range []map[string]map[string]reflect.Value{stdlib.Symbols, symbols.Symbols} {
+	for _, src := range s.lib.tables {
 		for k := range src {
 			if b := path.Base(k); path.Dir(k) != "." && !strings.ContainsAny(b, ".-") {
 				out = append(out, b)
@@ -418,7 +357,7 @@ func (s *Session) members(base string) []string {
 	if !strings.Contains(base, ".") {
 		if p, ok := s.resolvePackage(base); ok {
 			var out []string
-			for n := range packageExports(p) {
+			for n := range s.lib.exports(p) {
 				if ast.IsExported(n) {
 					out = append(out, n)
 				}
@@ -456,7 +395,7 @@ func (s *Session) lookupValue(chain string) (reflect.Value, bool) {
 	}
 	if !ok {
 		if p, isPkg := s.resolvePackage(parts[0]); isPkg && len(parts) > 1 {
-			v, ok = packageExports(p)[parts[1]]
+			v, ok = s.lib.exports(p)[parts[1]]
 			parts = parts[1:]
 		}
 		if !ok {
@@ -546,17 +485,17 @@ func (s *Session) Inspect(code string, cursor int) (doc string, found bool) {
 	parts := strings.Split(chain, ".")
 	if len(parts) >= 2 {
 		if p, ok := s.resolvePackage(parts[0]); ok {
-			if d, ok := symbolDoc(p, parts[1]); ok {
+			if d, ok := s.symbolDoc(p, parts[1]); ok {
 				return d, true
 			}
-			if v, ok := packageExports(p)[parts[1]]; ok {
+			if v, ok := s.lib.exports(p)[parts[1]]; ok {
 				return describe(p+"."+parts[1], v), true
 			}
 		}
 	}
 	if len(parts) == 1 {
 		if p, ok := s.resolvePackage(parts[0]); ok {
-			if d, ok := symbolDoc(p, ""); ok {
+			if d, ok := s.symbolDoc(p, ""); ok {
 				return d, true
 			}
 			return "package " + p, true
@@ -589,7 +528,7 @@ func (s *Session) Inspect(code string, cursor int) (doc string, found bool) {
 				t = t.Elem()
 			}
 			if t.PkgPath() != "" && t.Name() != "" {
-				if d, ok := symbolDoc(t.PkgPath(), t.Name()+"."+parts[len(parts)-1]); ok {
+				if d, ok := s.symbolDoc(t.PkgPath(), t.Name()+"."+parts[len(parts)-1]); ok {
 					return d, true
 				}
 			}

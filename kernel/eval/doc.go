@@ -13,8 +13,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-
-	"github.com/conclab/conclab/internal/symbols"
 )
 
 var (
@@ -25,12 +23,12 @@ var (
 // symbolDoc returns the documentation of symbol sym of package p ("" for the
 // package itself), read from the package's source: the standard library's
 // under GOROOT, or the module's own packages and cached modules when present.
-func symbolDoc(p, sym string) (string, bool) {
+func (s *Session) symbolDoc(p, sym string) (string, bool) {
 	key := p
 	if sym != "" {
 		key += "." + sym
 	}
-	if d, ok := symbols.Docs[key]; ok {
+	if d, ok := s.lib.docs[key]; ok {
 		return d, true
 	}
 	pkg := loadDoc(p)

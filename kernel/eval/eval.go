@@ -1,11 +1,13 @@
 // Package eval runs Go code cell by cell in one in-process interpreter
 // session (github.com/traefik/yaegi), the engine behind conclab's Jupyter
-// kernel and headless notebook runner. It knows nothing of Jupyter.
+// kernel and headless notebook runner. It knows nothing of Jupyter, nor of
+// the lab.
 //
 // State persists across cells: variables, functions, types, imports and
-// goroutines. The standard library, the lab's packages, imaging and the
-// go-echarts packages are linked in (see internal/symbols) and importable
-// without a compiler. The `display` package is imported in every session and
+// goroutines. The standard library is linked in; the packages besides it
+// (the lab's, imaging, go-echarts) come from Options.Symbols, which the
+// command fills from internal/symbols. Both are importable without a
+// compiler. When display is among them it is imported in every session and
 // a gophernotes-compatible `Display(display.Data) error` function is defined,
 // so gophernotes notebooks run unchanged. Lines starting with `$` run a shell
 // command; `%cd DIR` changes the working directory.
@@ -30,6 +32,11 @@
 //
 // A cell that does not compile declares nothing, and a name it uses that
 // nothing declares is reported as "undefined: x" at its first use.
+//
+// The error idiom: a top-level statement assigning to err (x, err := f())
+// is followed by a check, and a cell's final (value, error) shows the value
+// or fails; a non-nil error fails the cell with an *Error named by the
+// error's type, with no Go stack (see errcheck.go).
 package eval
 
 import (
@@ -57,7 +64,6 @@ import (
 	"github.com/traefik/yaegi/stdlib/unrestricted"
 
 	"github.com/conclab/conclab/display"
-	"github.com/conclab/conclab/internal/symbols"
 	"github.com/conclab/conclab/kernel/cell"
 )
 
@@ -81,6 +87,11 @@ type Options struct {
 	// is open, so compiled packages that print are captured too. Only one
 	// session in a process should set it (the kernel does).
 	CaptureProcessOutput bool
+	// Symbols are the packages linked in besides the standard library (the
+	// command passes its tables; see Symbols). Without display among them,
+	// cells have no display package and no Display function, and a final
+	// value is rendered by its methods but not by a Render() display.Data.
+	Symbols Symbols
 }
 
 // Result is the value of a cell's final expression statement.
@@ -147,6 +158,8 @@ type Session struct {
 	stderrVar *os.File
 	stdinVar  io.Reader
 	groups    map[int]bool // process groups of `$ cmd` lines that may be running
+	code      string       // the cell being evaluated (guarded by evalMu)
+	lib       *linked      // the packages linked in
 }
 
 type sinkValue struct {
@@ -179,24 +192,60 @@ func (l *lockedBuffer) take() string {
 
 const sinkPath = "github.com/conclab/conclab/kernel/eval/internal/sink"
 
-// prelude is evaluated when a session starts.
-// display is not imported here: ImportUsed makes it (like every linked
-// package) available by name, and a cell may still import it explicitly.
+const displayPath = "github.com/conclab/conclab/display"
+
+// preludeDisplay is the part of the prelude for a session that links the
+// display package: Display (gophernotes' name) and rendering by a Render()
+// display.Data method. display is not imported here: ImportUsed makes it
+// (like every linked package) available by name, and a cell may still
+// import it explicitly.
+const preludeDisplay = `func Display(d display.Data) error { return display.Display(d) }
+
+type _conclabRenderer interface{ Render() display.Data }
+
+func _conclabRender(v interface{}, m map[string]interface{}) (meta map[string]interface{}) {
+	defer func() { recover() }()
+	switch x := v.(type) {
+	case _conclabRenderer:
+		d := x.Render()
+		for k, y := range d.Data {
+			m[k] = y
+		}
+		meta = d.Metadata
+	}
+	return meta
+}
+`
+
+// preludeNoDisplay stands for preludeDisplay without the display package.
+const preludeNoDisplay = `func _conclabRender(v interface{}, m map[string]interface{}) map[string]interface{} { return nil }
+`
+
+// prelude is evaluated when a session starts, after preludeDisplay or
+// preludeNoDisplay.
 const prelude = `import _conclabsink "` + sinkPath + `"
 import _conclabfmt "fmt"
 import _conclabos "os"
 
-func Display(d display.Data) error { return display.Display(d) }
-
 func _conclabCell() uint64 { return _conclabsink.Cell() }
+
+func _conclabCheck(v interface{}, line int) { _conclabsink.Check(v, line) }
+
+func _conclabShowPair(v interface{}, err error) {
+	_conclabCheck(err, 0)
+	_conclabShow(v)
+}
+
+func _conclabShowErr(err error) { _conclabCheck(err, 0) }
+
+func _conclabCheckPair(v interface{}, err error) { _conclabCheck(err, 0) }
 
 func _conclabGoPanic(cell uint64, r interface{}) {
 	_conclabfmt.Fprintf(_conclabos.Stderr, "panic in goroutine (recovered by conclab): %v\n", r)
 	_conclabsink.GoPanic(cell, _conclabfmt.Sprint(r))
 }
 
-type _conclabRenderer interface{ Render() display.Data }
-type _conclabSimple interface{ SimpleRender() display.MIMEMap }
+type _conclabSimple interface{ SimpleRender() map[string]interface{} }
 type _conclabHTML interface{ HTML() string }
 type _conclabMarkdown interface{ Markdown() string }
 type _conclabSVG interface{ SVG() string }
@@ -213,18 +262,8 @@ func _conclabTry(f func()) {
 }
 
 func _conclabShow(v interface{}) {
-	m := display.MIMEMap{}
-	var meta display.MIMEMap
-	_conclabTry(func() {
-	switch x := v.(type) {
-	case _conclabRenderer:
-		d := x.Render()
-		for k, y := range d.Data {
-			m[k] = y
-		}
-		meta = d.Metadata
-	}
-	})
+	m := map[string]interface{}{}
+	meta := _conclabRender(v, m)
 	_conclabTry(func() {
 	switch x := v.(type) {
 	case _conclabSimple:
@@ -340,7 +379,12 @@ func New(opts Options) (*Session, error) {
 		Env:          os.Environ(),
 		Args:         []string{"conclab"},
 	})
-	uses := []interp.Exports{stdlib.Symbols, unrestricted.Symbols, symbols.Symbols, s.overrides()}
+	s.lib = newLinked(opts.Symbols)
+	uses := []interp.Exports{stdlib.Symbols, unrestricted.Symbols}
+	if opts.Symbols.Packages != nil {
+		uses = append(uses, opts.Symbols.Packages)
+	}
+	uses = append(uses, s.overrides())
 	for _, u := range uses {
 		if err := s.in.Use(u); err != nil {
 			s.Close()
@@ -348,11 +392,17 @@ func New(opts Options) (*Session, error) {
 		}
 	}
 	s.in.ImportUsed()
-	if _, err := s.in.Eval(prelude); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("eval: prelude: %w", err)
+	first := preludeNoDisplay
+	if s.lib.has(displayPath) {
+		first = preludeDisplay
+		s.imports["display"] = displayPath
 	}
-	s.imports["display"] = "github.com/conclab/conclab/display"
+	for _, src := range []string{first, prelude} {
+		if _, err := s.in.Eval(src); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("eval: prelude: %w", err)
+		}
+	}
 	if opts.CaptureProcessOutput {
 		s.captureProcess()
 	}
@@ -388,6 +438,7 @@ func (s *Session) overrides() interp.Exports {
 			"Set":     reflect.ValueOf(s.setSink),
 			"Cell":    reflect.ValueOf(s.currentCell),
 			"GoPanic": reflect.ValueOf(s.recordGoPanic),
+			"Check":   reflect.ValueOf(checkValue),
 		},
 	}
 	if s.stdinVar != nil {
@@ -526,7 +577,7 @@ func (s *Session) evalCellSafe(ctx context.Context, code string) (res Result, er
 		res = Result{}
 		for _, seg := range splitCell(code) {
 			if seg.kind != segShell && seg.kind != segCd {
-				if u := undefinedNames(seg.src, s.isDefined); len(u) > 0 {
+				if u := undefinedNames(seg.src, s.isDefined, s.lib.importName); len(u) > 0 {
 					err = undefinedError(u, seg.src, seg.line)
 					return
 				}
@@ -540,7 +591,8 @@ func (s *Session) evalCellSafe(ctx context.Context, code string) (res Result, er
 }
 
 func (s *Session) evalCell(ctx context.Context, code string) (Result, error) {
-	for _, seg := range splitCell(code) {
+	s.code = code
+	for _, seg := range instrumentErr(splitCell(code)) {
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()
 		}
@@ -581,7 +633,7 @@ func (s *Session) runGuarded(ctx context.Context, seg segment) error {
 	}
 	var pieces []piece
 	if seg.kind == segDecl {
-		src := dedupeImports(seg.src, interpScope{s.in})
+		src := dedupeImports(seg.src, interpScope{s.in}, s.lib.importName)
 		if strings.TrimSpace(src) == "" {
 			return nil
 		}
@@ -683,24 +735,18 @@ func (s *Session) intFunc(pkg, name string) bool {
 	if !ok || s.isVar(pkg) {
 		return false
 	}
-	v, ok := packageExports(p)[name]
+	v, ok := s.lib.exports(p)[name]
 	return ok && v.Kind() == reflect.Func && v.Type().NumOut() == 1 && v.Type().Out(0).Kind() == reflect.Int
 }
 
 // evalExpr evaluates the cell's final expression and renders its value.
 func (s *Session) evalExpr(ctx context.Context, seg segment) (Result, error) {
-	single := true
-	// A call of a linked-in package's function: its result count is known
+	// The result types of a call of a linked-in package's function, or of
+	// a method of a session variable of a linked-in type, are known
 	// without running anything. (Other calls are tried wrapped; a
 	// multi-value call then fails to compile and runs plainly.)
-	if fun, isCall := callFun(seg.src); isCall && strings.Count(fun, ".") == 1 {
-		pkg, name, _ := strings.Cut(fun, ".")
-		if p, ok := s.resolvePackage(pkg); ok && !s.isVar(pkg) {
-			if v, ok := packageExports(p)[name]; ok && v.Kind() == reflect.Func {
-				single = v.Type().NumOut() == 1
-			}
-		}
-	}
+	results, known := s.callResults(seg.src)
+	single := !known || len(results) == 1
 	if decl, call, ok := hoistFuncLitCall(seg.src, 0); ok {
 		// A function literal called at the top level: declared, then
 		// called (see isFuncLitCall).
@@ -709,16 +755,27 @@ func (s *Session) evalExpr(ctx context.Context, seg segment) (Result, error) {
 		}
 		seg.src = call
 	}
-	if !single {
+	// A final (value, error) or error: a non-nil error fails the cell as
+	// a failed check does (see errcheck.go), else the value is the result.
+	alts := []string{"_conclabShow(" + seg.src + ")", "_conclabShowPair(" + seg.src + ")", seg.src}
+	switch {
+	case known && len(results) == 1 && results[0] == errorType:
+		alts = []string{"_conclabShowErr(" + seg.src + ")", seg.src}
+	case known && len(results) == 2 && results[1] == errorType && isCount(seg.src, results[0]):
+		// fmt.Println's (n int, err error): the count is not the result.
+		alts = []string{"_conclabCheckPair(" + seg.src + ")", seg.src}
+	case known && len(results) == 2 && results[1] == errorType:
+		alts = []string{"_conclabShowPair(" + seg.src + ")", seg.src}
+	case !single:
 		_, err := s.run(ctx, seg.line, seg.src)
 		return Result{}, err
 	}
 	s.mu.Lock()
 	s.sink = sinkValue{}
 	s.mu.Unlock()
-	// Not a single value (a type, a multi-value call ...): the wrapped form
-	// does not compile and the expression runs as is.
-	if _, err := s.run(ctx, seg.line, "_conclabShow("+seg.src+")", seg.src); err != nil {
+	// Not a single value or (value, error) (a type, a multi-value call
+	// ...): the wrapped forms do not compile and the expression runs as is.
+	if _, err := s.run(ctx, seg.line, alts...); err != nil {
 		return Result{}, err
 	}
 	s.mu.Lock()
@@ -729,6 +786,53 @@ func (s *Session) evalExpr(ctx context.Context, seg segment) (Result, error) {
 		return Result{}, nil
 	}
 	return Result{Value: sk.v, HasValue: true, Data: sk.d}, nil
+}
+
+var errorType = reflect.TypeFor[error]()
+
+// isCount reports whether the call src returns a byte or item count of
+// type t beside its error, as fmt.Print*, Write* and io.Copy* do.
+func isCount(src string, t reflect.Type) bool {
+	if t.Kind() != reflect.Int && t.Kind() != reflect.Int64 {
+		return false
+	}
+	fun, _ := callFun(src)
+	name := fun[strings.LastIndexByte(fun, '.')+1:]
+	for _, p := range []string{"Print", "Fprint", "Sprint", "Write", "Copy", "Read", "Scan", "Fscan", "Sscan"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// callResults returns the result types of src when it is a call of a
+// linked-in package's function (pkg.F(...)) or of a method of a session
+// variable holding a value of a compiled type (v.M(...)).
+func (s *Session) callResults(src string) ([]reflect.Type, bool) {
+	fun, isCall := callFun(src)
+	if !isCall || strings.Count(fun, ".") != 1 {
+		return nil, false
+	}
+	pkg, name, _ := strings.Cut(fun, ".")
+	var f reflect.Value
+	if g, ok := s.in.Globals()[pkg]; ok {
+		if !g.IsValid() || !token.IsExported(name) || strings.Contains(g.Type().String(), "main.") {
+			return nil, false
+		}
+		f = g.MethodByName(name)
+	} else if p, ok := s.resolvePackage(pkg); ok {
+		f = s.lib.exports(p)[name]
+	}
+	if !f.IsValid() || f.Kind() != reflect.Func {
+		return nil, false
+	}
+	t := f.Type()
+	out := make([]reflect.Type, t.NumOut())
+	for i := range out {
+		out[i] = t.Out(i)
+	}
+	return out, true
 }
 
 func isNil(v any) bool {
@@ -766,7 +870,7 @@ func (s *Session) run(ctx context.Context, line int, srcs ...string) (reflect.Va
 	if err != nil {
 		// A name nothing declares is reported as Go does, whatever the
 		// interpreter made of it (see undefined.go).
-		if u := undefinedNames(src, s.isDefined); len(u) > 0 {
+		if u := undefinedNames(src, s.isDefined, s.lib.importName); len(u) > 0 {
 			s.diag.take()
 			return reflect.Value{}, undefinedError(u, src, line)
 		}
@@ -812,9 +916,25 @@ func (c *compilePanic) Error() string {
 func (s *Session) mapError(err error, src string, line int) error {
 	var p interp.Panic
 	if errors.As(err, &p) {
+		if f, ok := asCellFailure(p.Value); ok {
+			// A failed error check (see errcheck.go).
+			s.diag.take()
+			at := f.line
+			if at == 0 {
+				at = line
+			}
+			return failureError(f.err, at, s.code)
+		}
 		e := &Error{Name: "panic", Value: fmt.Sprint(p.Value)}
+		var errValue error
+		if rv, ok := p.Value.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
+			if pe, ok := rv.Interface().(error); ok {
+				errValue = pe
+			}
+		}
 		if pe, ok := p.Value.(error); ok {
 			e.Value = pe.Error()
+			errValue = pe
 		}
 		if fl, ok := p.Value.(fatalLog); ok {
 			e.Name = "log.Fatal"
@@ -830,6 +950,11 @@ func (s *Session) mapError(err error, src string, line int) error {
 		var inner int
 		e.Line, inner = panicLine(s.diag.take(), src, line)
 		e.Traceback = append(e.Traceback, "panic: "+e.Value)
+		if n := panicErrorName(errValue); n != "" && e.Name == "panic" {
+			// panic(err): named by the error's type, as a failed check is.
+			e.Name = n
+			e.Traceback[0] = "panic: " + e.Name + ": " + e.Value
+		}
 		if e.Line > 0 {
 			e.Traceback = append(e.Traceback, fmt.Sprintf("  at cell line %d: %s", e.Line, srcLine(src, e.Line-line)))
 			if inner > 0 {
@@ -899,7 +1024,7 @@ func srcLine(src string, i int) string {
 	if i < 0 || i >= len(lines) {
 		return ""
 	}
-	l := strings.TrimSpace(lines[i])
+	l := strings.TrimSpace(checkRE.ReplaceAllString(lines[i], ""))
 	if strings.HasPrefix(l, "_conclabShow(") && strings.HasSuffix(l, ")") {
 		l = l[len("_conclabShow(") : len(l)-1]
 	}

@@ -16,8 +16,12 @@ import (
 	"time"
 
 	"github.com/conclab/conclab/display"
+	"github.com/conclab/conclab/internal/symbols"
 	"github.com/conclab/conclab/kernel/eval"
 )
+
+// labSymbols are the lab's packages, as cmd/conclab links them in.
+var labSymbols = eval.Symbols{Packages: symbols.Symbols, Docs: symbols.Docs}
 
 // syncBuf is a goroutine-safe buffer.
 type syncBuf struct {
@@ -40,7 +44,7 @@ func (s *syncBuf) String() string {
 func newSession(t testing.TB) (*eval.Session, *syncBuf, *syncBuf) {
 	t.Helper()
 	out, errb := &syncBuf{}, &syncBuf{}
-	s, err := eval.New(eval.Options{Stdout: out, Stderr: errb})
+	s, err := eval.New(eval.Options{Symbols: labSymbols, Stdout: out, Stderr: errb})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +237,7 @@ func TestShellAndCd(t *testing.T) {
 	}
 	wd, _ := os.Getwd()
 	out := &syncBuf{}
-	s, err := eval.New(eval.Options{Stdout: out, Stderr: out, Dir: dir})
+	s, err := eval.New(eval.Options{Symbols: labSymbols, Stdout: out, Stderr: out, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +360,7 @@ func TestInput(t *testing.T) {
 	var prompts []string
 	lines := []string{"gopher", "42"}
 	out := &syncBuf{}
-	s, err := eval.New(eval.Options{Stdout: out, Input: func(prompt string, password bool) (string, error) {
+	s, err := eval.New(eval.Options{Symbols: labSymbols, Stdout: out, Input: func(prompt string, password bool) (string, error) {
 		prompts = append(prompts, prompt)
 		l := lines[0]
 		lines = lines[1:]
@@ -376,7 +380,7 @@ func TestCaptureProcessOutput(t *testing.T) {
 	// Not parallel: redirects the process-wide os.Stdout.
 	out := &syncBuf{}
 	orig := os.Stdout
-	s, err := eval.New(eval.Options{Stdout: out, Stderr: out, CaptureProcessOutput: true})
+	s, err := eval.New(eval.Options{Symbols: labSymbols, Stdout: out, Stderr: out, CaptureProcessOutput: true})
 	if err != nil {
 		t.Fatal(err)
 	}

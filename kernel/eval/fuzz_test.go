@@ -34,7 +34,7 @@ func FuzzSplitCell(f *testing.F) {
 				t.Fatalf("declCommaOk(%q): piece %+v outside the cell's lines", code, p)
 			}
 		}
-		if out := dedupeImports(code, fakeImports{"fmt": "fmt", "r": "math/rand"}); strings.Count(out, "\n") != strings.Count(code, "\n") {
+		if out := dedupeImports(code, fakeImports{"fmt": "fmt", "r": "math/rand"}, newLinked(Symbols{}).importName); strings.Count(out, "\n") != strings.Count(code, "\n") {
 			t.Fatalf("dedupeImports changed the line count of %q: %q", code, out)
 		}
 		guardGoroutines(code, true, nil, nil)

@@ -12,9 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/traefik/yaegi/interp"
-	"github.com/traefik/yaegi/stdlib"
-
-	"github.com/conclab/conclab/internal/symbols"
 )
 
 // Re-running a cell must be safe, but yaegi rejects a second import of a
@@ -41,9 +38,10 @@ type importFixer interface {
 // dedupeImports returns the declaration segment src without the imports
 // already in place and unbinds the names a changed import replaces. The
 // declarations are written again without the removed imports, keeping the
-// line count. A source that does
+// line count; importName names an import without an alias (see
+// linked.importName). A source that does
 // not parse is returned as is.
-func dedupeImports(src string, fx importFixer) string {
+func dedupeImports(src string, fx importFixer, importName func(path string) string) string {
 	if !strings.Contains(src, "import") {
 		return src
 	}
@@ -68,7 +66,7 @@ func dedupeImports(src string, fx importFixer) string {
 			if err != nil {
 				continue
 			}
-			name := defaultImportName(p)
+			name := importName(p)
 			if is.Name != nil {
 				name = is.Name.Name
 			}
@@ -124,23 +122,6 @@ func canonicalImport(p string) string {
 		return base
 	}
 	return p
-}
-
-// defaultImportName is the name an import of p binds without an alias: the
-// package name of a linked package (from its symbol table key, as yaegi
-// takes it), else the last path element.
-func defaultImportName(p string) string {
-	for _, src := range []interp.Exports{stdlib.Symbols, symbols.Symbols} {
-		if _, ok := src[p+"/"+path.Base(p)]; ok {
-			return path.Base(p)
-		}
-		for k := range src {
-			if path.Dir(k) == p {
-				return path.Base(k)
-			}
-		}
-	}
-	return path.Base(p)
 }
 
 // interpScope reaches yaegi's main-scope symbol table. Its methods do

@@ -8,15 +8,18 @@ import (
 func TestRenderAfterMultiValueAndPrint(t *testing.T) {
 	t.Parallel()
 	s, _, _ := newSession(t)
-	for _, c := range []string{
-		"fmt.Println(\"text output\")",
-		"func two() (int, error) { return 2, nil }",
-		"two()",
-		"strconv.Atoi(\"12\")",
+	// A final (value, error) shows the value (see the error idiom); a
+	// print's (count, error) shows nothing.
+	for _, c := range []struct{ code, plain string }{
+		{"fmt.Println(\"text output\")", ""},
+		{"func two() (int, error) { return 2, nil }", ""},
+		{"two()", "2"},
+		{"strconv.Atoi(\"12\")", "12"},
+		{"fmt.Fprintln(os.Stdout, \"more\")", ""},
 	} {
-		r, err := s.Eval(context.Background(), c)
-		if err != nil || r.HasValue {
-			t.Fatalf("Eval(%q) = %+v, %v; want no value, no error", c, r, err)
+		r, err := s.Eval(context.Background(), c.code)
+		if err != nil || r.HasValue != (c.plain != "") || (c.plain != "" && r.Data.Data["text/plain"] != c.plain) {
+			t.Fatalf("Eval(%q) = %+v, %v; want value %q, no error", c.code, r, err, c.plain)
 		}
 	}
 	r := mustEval(t, s, "type Badge string\n\nfunc (b Badge) HTML() string { return \"<span>\" + string(b) + \"</span>\" }\n\nBadge(\"ok\")")

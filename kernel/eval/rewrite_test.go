@@ -84,7 +84,7 @@ func TestDedupeImports(t *testing.T) {
 	}
 	for _, tt := range tests {
 		fx := fakeImports{"fmt": "fmt", "net": "net", "http": "net/http", "r": "math/rand", "rand": "math/rand/v2"}
-		if got := dedupeImports(tt.in, fx); got != tt.want {
+		if got := dedupeImports(tt.in, fx, newLinked(Symbols{}).importName); got != tt.want {
 			t.Errorf("dedupeImports(%q) = %q; want %q", tt.in, got, tt.want)
 		}
 		for _, n := range tt.unbound {

@@ -37,7 +37,7 @@ type undefinedName struct {
 // for a source that parses as neither, or that has a dot import (its names
 // cannot be told apart). Composite literal keys, selectors' right-hand
 // sides and labels are not uses of names.
-func undefinedNames(src string, defined func(name string) bool) []undefinedName {
+func undefinedNames(src string, defined func(name string) bool, importName func(path string) string) []undefinedName {
 	fset := token.NewFileSet()
 	prefixLines := 2
 	f, err := parser.ParseFile(fset, "", "package main\nfunc _() {\n"+src+"\n}", 0)
@@ -53,7 +53,7 @@ func undefinedNames(src string, defined func(name string) bool) []undefinedName 
 		if err != nil {
 			return nil
 		}
-		name := defaultImportName(p)
+		name := importName(p)
 		if is.Name != nil {
 			name = is.Name.Name
 		}

@@ -2,7 +2,8 @@
 # The conclab kernel's integration suite: generated symbols up to date; bad
 # input to `conclab kernel`; the kernelspec install; Jupyter's conformance
 # suite (jupyter_kernel_test); interactive sessions through jupyter_client
-# (test_session_rerun.py); a notebook run by nbconvert through the
+# (test_session_rerun.py) and the cell idioms (test_cell_idioms.py, helpers
+# in kernel_client.py); a notebook run by nbconvert through the
 # kernel; on Go 1.27 (GOTOOLCHAIN=go1.27.3) vet, the kernel packages, short tests
 # of the frames, charts, runner and CLI, and the quickstart notebook.
 set -euo pipefail
@@ -86,6 +87,11 @@ echo "-- interactive sessions through jupyter_client: re-runs, go statements, co
 (cd kernel/testdata && $py -m unittest -v test_session_rerun 2>&1 | grep -v -e 'frozen modules' -e 'Debugger warning' -e 'Debugging will proceed' -e 'Xfrozen_modules' ) | tee "$tmp/rerun.log"
 grep -q '^OK$' "$tmp/rerun.log" || { echo "FAIL: interactive session tests" >&2; exit 1; }
 if grep -q 'skipped' "$tmp/rerun.log"; then echo "FAIL: a session test was skipped" >&2; exit 1; fi
+
+echo "-- cell idioms through jupyter_client: the error idiom (twice, out of order), live display updates"
+(cd kernel/testdata && $py -m unittest -v test_cell_idioms 2>&1 | grep -v -e 'frozen modules' -e 'Debugger warning' -e 'Debugging will proceed' -e 'Xfrozen_modules' ) | tee "$tmp/idioms.log"
+grep -q '^OK$' "$tmp/idioms.log" || { echo "FAIL: cell idiom tests" >&2; exit 1; }
+if grep -q 'skipped' "$tmp/idioms.log"; then echo "FAIL: a cell idiom test was skipped" >&2; exit 1; fi
 
 echo "-- notebook through nbconvert"
 mkdir -p "$tmp/nb"
