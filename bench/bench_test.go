@@ -154,6 +154,24 @@ func TestRunBadInput(t *testing.T) {
 	}
 }
 
+func ExamplePresets() {
+	strategies, err := bench.Presets("sync", "/async-block", "gunicorn 2w x 5t", "goroutines")
+	if err != nil {
+		panic(err)
+	}
+	for _, s := range strategies {
+		fmt.Println(s)
+	}
+	_, err = bench.Presets("uwsgi")
+	fmt.Println(err != nil)
+	// Output:
+	// sync: uvicorn 1w, def
+	// /async-block: uvicorn 1w, async def, 8 CPUs
+	// gunicorn 2w x 5t: gunicorn 2w x 5t, def
+	// goroutines: goroutines
+	// true
+}
+
 func ExampleServe() {
 	s, err := bench.Preset("goroutines")
 	if err != nil {
