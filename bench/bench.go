@@ -9,12 +9,31 @@
 //		Strategies: strategies,
 //		Workload:   bench.Steps(bench.Sleep(time.Second)),
 //		Load:       load.Burst{N: 10},
+//		Repeat:     3, // median and range of three runs
 //	})
-//	res.Summary // strategy, workload, load, count, ..., elapsed_s, rps, p95_ms, ..., cpu_s, gil_wait_ms, loop_blocked_ms, ...
+//	res.Summary // strategy, workload, load, count, ..., elapsed_s, elapsed_s_min, elapsed_s_max, rps, ..., cpu_s, gil_wait_ms, ...
 //
-// Servers, strategies and the Python model live in bench/strategy and
-// bench/pymodel; load models in bench/load; frames in bench/frame. The
-// public surface has no generics, so the interpreter can call all of it.
+// Run is the one engine: every strategy — the lab's model and Go-native
+// families, the sources' real CPython apps, a server the user runs — starts
+// through the strategy.Strategy interface and is loaded by bench/load, so
+// every *_ms and rps column has bench/metrics' one definition. In a cell it
+// shows a live progress line per strategy (progress.go).
+//
+// Where things live, by folder and file:
+//
+//	bench/strategy/<family>.go  a strategy family: uvicorn.go, gunicorn.go, python.go,
+//	                            gonative.go, goprocesspool.go, external.go; presets in strategy.go
+//	bench/cpython/real.go       real CPython apps as a strategy
+//	bench/pymodel               the Python model and every workload step (step.go, image.go,
+//	                            appsteps.go; kinds.go is the table of step kinds)
+//	bench/load                  load models (Burst, Sequential, Closed, Open) and the generator
+//	bench/metrics               every measured column: latency percentiles, rps, series
+//	bench/strategy/stats.go     the server-side columns (cpu_s, gil_wait_ms, ...)
+//	bench/trace                 per-request traces; bench/trace.go turns them into frames
+//	bench/frame                 frames (tables) the results come in
+//	charts                      charts of frames
+//
+// The public surface has no generics, so the interpreter can call all of it.
 // Strategies run one after another, never at once, so they do not compete
 // for the machine.
 package bench

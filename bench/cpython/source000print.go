@@ -152,7 +152,7 @@ func modelPrint000(ctx context.Context, ep string, lines, vus int, duration time
 		u.CPUs = cpus
 		st = u
 	}
-	srv, err := startModel(ctx, st, []pymodel.Step{strategy.Print(p, lines, ep+" line")})
+	srv, err := startModel(ctx, st, []pymodel.Step{pymodel.Print(p, lines, ep+" line")})
 	if err != nil {
 		return nil, err
 	}

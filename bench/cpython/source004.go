@@ -134,7 +134,7 @@ func runModel004(ctx context.Context, dsn, app, client string, delay time.Durati
 	if delay > 0 {
 		steps = append(steps, pymodel.Sleep(delay))
 	}
-	steps = append(steps, strategy.DBInsertField(db, "email"))
+	steps = append(steps, pymodel.DBInsertField(db, "email"))
 	label := Label004(client, app)
 	traceEvents := 0
 	if traced {

@@ -77,7 +77,7 @@ func (s *server) startPrefork(ctx context.Context, ln net.Listener) error {
 	}
 	pc := preforkConfig{Strategy: one, Workload: wl, TraceEvents: s.traceEvents}
 	for _, st := range s.steps {
-		if st.Kind == KindImage {
+		if st.Kind == pymodel.KindImage {
 			if pc.ImageDir, err = s.images.get(); err != nil {
 				return err
 			}

@@ -15,19 +15,13 @@ import (
 func init() {
 	Symbols["github.com/conclab/conclab/bench/strategy/strategy"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"DBInsert":        reflect.ValueOf(strategy.DBInsert),
-		"DBInsertField":   reflect.ValueOf(strategy.DBInsertField),
-		"Downstream":      reflect.ValueOf(strategy.Downstream),
 		"HeaderQueueMs":   reflect.ValueOf(constant.MakeFromLiteral("\"X-Queue-Ms\"", token.STRING, 0)),
 		"HeaderServiceMs": reflect.ValueOf(constant.MakeFromLiteral("\"X-Service-Ms\"", token.STRING, 0)),
 		"HealthPath":      reflect.ValueOf(constant.MakeFromLiteral("\"/health\"", token.STRING, 0)),
-		"Image":           reflect.ValueOf(strategy.Image),
-		"KindImage":       reflect.ValueOf(constant.MakeFromLiteral("\"image\"", token.STRING, 0)),
 		"MustPreset":      reflect.ValueOf(strategy.MustPreset),
 		"Preset":          reflect.ValueOf(strategy.Preset),
 		"PresetNames":     reflect.ValueOf(strategy.PresetNames),
 		"Presets":         reflect.ValueOf(strategy.Presets),
-		"Print":           reflect.ValueOf(strategy.Print),
 		"RunsWorkload":    reflect.ValueOf(strategy.RunsWorkload),
 		"ServerColumns":   reflect.ValueOf(&strategy.ServerColumns).Elem(),
 		"WorkerCommand":   reflect.ValueOf(&strategy.WorkerCommand).Elem(),
