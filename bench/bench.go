@@ -9,12 +9,31 @@
 //		Strategies: strategies,
 //		Workload:   bench.Steps(bench.Sleep(time.Second)),
 //		Load:       load.Burst{N: 10},
+//		Repeat:     3, // median and range of three runs
 //	})
-//	res.Summary // strategy, workload, load, count, ..., elapsed_s, rps, p95_ms, ..., cpu_s, gil_wait_ms, loop_blocked_ms, ...
+//	res.Summary // strategy, workload, load, count, ..., elapsed_s, elapsed_s_min, elapsed_s_max, rps, ..., cpu_s, gil_wait_ms, ...
 //
-// Servers, strategies and the Python model live in bench/strategy and
-// bench/pymodel; load models in bench/load; frames in bench/frame. The
-// public surface has no generics, so the interpreter can call all of it.
+// Run is the one engine: every strategy — the lab's model and Go-native
+// families, the sources' real CPython apps, a server the user runs — starts
+// through the strategy.Strategy interface and is loaded by bench/load, so
+// every *_ms and rps column has bench/metrics' one definition. In a cell it
+// shows a live progress line per strategy (progress.go).
+//
+// Where things live, by folder and file:
+//
+//	bench/strategy/<family>.go  a strategy family: uvicorn.go, gunicorn.go, python.go,
+//	                            gonative.go, goprocesspool.go, external.go; presets in strategy.go
+//	bench/cpython/real.go       real CPython apps as a strategy
+//	bench/pymodel               the Python model and every workload step (step.go, image.go,
+//	                            appsteps.go; kinds.go is the table of step kinds)
+//	bench/load                  load models (Burst, Sequential, Closed, Open) and the generator
+//	bench/metrics               every measured column: latency percentiles, rps, series
+//	bench/strategy/stats.go     the server-side columns (cpu_s, gil_wait_ms, ...)
+//	bench/trace                 per-request traces; bench/trace.go turns them into frames
+//	bench/frame                 frames (tables) the results come in
+//	charts                      charts of frames
+//
+// The public surface has no generics, so the interpreter can call all of it.
 // Strategies run one after another, never at once, so they do not compete
 // for the machine.
 package bench
@@ -25,6 +44,7 @@ import (
 	"fmt"
 	"html"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/conclab/conclab/bench/frame"
@@ -40,100 +60,152 @@ import (
 type Experiment struct {
 	// Name captions the result frames.
 	Name string
-	// Strategies run one after another, in order.
+	// Strategies run one after another, in order: the lab's model and
+	// Go-native families (bench/strategy), real CPython apps
+	// (bench/cpython's Real), a server the user runs (strategy.External).
 	Strategies []strategy.Strategy
-	// Workload is what every request does.
+	// Workload is what every request does, on the strategies that run the
+	// lab's workload (strategy.RunsWorkload; a real CPython app or an
+	// External server ignores it, and it need not be valid for them).
 	Workload pymodel.Workload
-	// Workloads, if set, gives the strategies it names their own workload
-	// in place of Workload (source 000's print endpoints: one server style,
-	// three handler bodies).
+	// Workloads, if set, gives the strategies it names (by Label) their
+	// own workload in place of Workload (source 000's print endpoints: one
+	// server style, three handler bodies).
 	Workloads map[string]pymodel.Workload
 	// Load is the load model: load.Burst, load.Sequential, load.Closed,
 	// load.Open.
 	Load load.Model
 	// Request is the request sent; its URL is a path ("" means "/work")
-	// joined to each server's URL. Body and Files are sent as given.
+	// joined to each server's URL. A strategy with a RequestPath() string
+	// method returning a non-empty path is sent that path instead (a real
+	// app's endpoint). Body and Files are sent as given.
 	Request load.Target
 	// Options tune the load generator; Strategy and Workload labels are
-	// filled in per run.
+	// filled in per run. Options.Progress, if set, is called as well as
+	// Progress.
 	Options load.Options
-	// Pause is waited between strategies, letting the machine settle.
+	// Pause is waited between runs, letting the machine settle.
 	Pause time.Duration
 	// Setup, if not nil, is called with each started server before its
 	// load runs (e.g. to warm it up or record its URL).
-	Setup func(ctx context.Context, srv *strategy.Server) error
+	Setup func(ctx context.Context, srv strategy.Server) error
 	// TraceEvents caps each strategy's trace (per process): 0 means
 	// trace.DefaultCap events, negative turns tracing off. Events beyond
 	// the cap are dropped and counted in a warning.
 	TraceEvents int
+	// Repeat runs each strategy that many times, one run after another
+	// (0 means 1), each on a server of its own. The summary row is then
+	// each number column's median over the runs, with the spread beside
+	// elapsed_s, rps, avg_ms and p95_ms as COL_min and COL_max (see
+	// SpreadColumns) — never a best-of.
+	Repeat int
+	// Progress, if not nil, is called as the experiment goes (see
+	// Progress), from Run's goroutine and the load generator's. When nil
+	// and a display publisher is installed (a notebook cell, conclab
+	// run), Run shows a live display instead: one line per strategy,
+	// updated in place, left in its final state when Run returns.
+	Progress func(Progress)
 }
 
 // Result holds an experiment's frames and the raw results behind them.
 type Result struct {
 	Name string
 	// Summary has one row per strategy: the load generator's summary
-	// columns followed by the server's (strategy.ServerColumns).
+	// columns followed by the server's (strategy.ServerColumns). With
+	// Experiment.Repeat > 1 each number is the median over the runs, and
+	// SpreadColumns' COL_min and COL_max follow COL.
 	Summary *frame.Frame
-	// Series and Distribution concatenate every strategy's frames.
+	// Series and Distribution concatenate every run's frames; with
+	// Experiment.Repeat > 1 a number column "run" (1, 2, ...) tells a
+	// strategy's runs apart.
 	Series, Distribution *frame.Frame
-	// Loads and Servers are the per-strategy results, in order.
+	// Loads and Servers are the per-run results, in run order (a
+	// strategy's repeats together, strategies in order).
 	Loads   []*metrics.Result
 	Servers []strategy.Stats
 	// Warnings gathers generator self-check warnings and the servers'
-	// slow-callback warnings, each prefixed with its strategy.
+	// slow-callback warnings, each prefixed with its strategy (and run,
+	// when repeating).
 	Warnings []string
 	// Trace has one row per traced interval of every strategy (see
 	// TraceColumns): strategy, request (numbered by arrival), worker,
 	// thread, phase (queue, limiter_wait, handler, gil_wait, cpu, io, ...,
 	// gil, loop_blocked: bench/trace), start_ms, end_ms. Empty when
-	// tracing is off. charts.Waterfall and charts.Lanes draw it.
+	// tracing is off. With Experiment.Repeat > 1 it holds each strategy's
+	// first run (every run is traced alike). charts.Waterfall and
+	// charts.Lanes draw it.
 	Trace *frame.Frame
 	// Traces are the per-strategy traces behind Trace, in order.
 	Traces []trace.Snapshot
 
-	names []string // strategy names, in order
+	names []string // strategy labels, in order
 }
 
 // workload is the strategy's own workload, else the common one.
 func (e Experiment) workload(s strategy.Strategy) pymodel.Workload {
-	if w, ok := e.Workloads[s.Name]; ok {
+	if w, ok := e.Workloads[s.Label()]; ok {
 		return w
 	}
 	return e.Workload
 }
 
-// Run runs the experiment. Each strategy's server is started, loaded and
-// closed before the next starts; nothing is left running when Run returns.
-func Run(ctx context.Context, e Experiment) (*Result, error) {
+// validate checks everything that can be checked before a server starts.
+func (e Experiment) validate() error {
 	if len(e.Strategies) == 0 {
-		return nil, errors.New("bench: experiment has no strategies")
+		return errors.New("experiment has no strategies")
 	}
 	if e.Load == nil {
-		return nil, errors.New("bench: experiment has no load model")
+		return errors.New("experiment has no load model")
 	}
-	if err := e.Workload.Validate(); err != nil && len(e.Workloads) == 0 {
-		return nil, fmt.Errorf("bench: %w", err)
+	if e.Pause < 0 {
+		return fmt.Errorf("Pause must not be negative, got %v", e.Pause)
+	}
+	if e.Repeat < 0 {
+		return fmt.Errorf("Repeat must not be negative, got %d", e.Repeat)
 	}
 	names := map[string]bool{}
-	for _, s := range e.Strategies {
-		names[s.Name] = true
+	for i, s := range e.Strategies {
+		if s == nil {
+			return fmt.Errorf("strategy %d of %d is nil", i+1, len(e.Strategies))
+		}
+		if err := s.Validate(); err != nil {
+			return err
+		}
+		if names[s.Label()] {
+			return fmt.Errorf("two strategies are labelled %q: rows must have distinct labels", s.Label())
+		}
+		names[s.Label()] = true
+		if !strategy.RunsWorkload(s) {
+			continue
+		}
 		if err := e.workload(s).Validate(); err != nil {
-			return nil, fmt.Errorf("bench: strategy %q: %w", s.Name, err)
+			return fmt.Errorf("strategy %q: workload: %w", s.Label(), err)
 		}
 	}
 	for n := range e.Workloads {
 		if !names[n] {
-			return nil, fmt.Errorf("bench: Workloads names %q, which is not one of the strategies", n)
+			return fmt.Errorf("Workloads names %q, which is not one of the strategies", n)
 		}
 	}
-	for _, s := range e.Strategies {
-		if err := s.Validate(); err != nil {
-			return nil, fmt.Errorf("bench: %w", err)
-		}
+	return nil
+}
+
+// run is one strategy run's results.
+type run struct {
+	load  *metrics.Result
+	stats strategy.Stats
+	trace trace.Snapshot
+}
+
+// Run runs the experiment: every strategy through the strategy.Strategy
+// interface (Start, Setup, the load model through bench/load, Stats, Trace,
+// Close), one after another, Repeat times each. Nothing is left running
+// when Run returns, also when ctx is cancelled.
+func Run(ctx context.Context, e Experiment) (res *Result, err error) {
+	if err := e.validate(); err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
 	}
-	if e.Pause < 0 {
-		return nil, fmt.Errorf("bench: Pause must not be negative, got %v", e.Pause)
-	}
+	repeats := max(e.Repeat, 1)
 	name := e.Name
 	if name == "" {
 		name = e.Workload.Label()
@@ -141,45 +213,83 @@ func Run(ctx context.Context, e Experiment) (*Result, error) {
 			name = "per-strategy workloads"
 		}
 	}
-	res := &Result{Name: name, Trace: newTraceFrame(name + " trace")}
+	report := e.Progress
+	if report == nil {
+		labels := make([]string, len(e.Strategies))
+		for i, s := range e.Strategies {
+			labels[i] = s.Label()
+		}
+		if l := openLive(labels, repeats); l != nil {
+			report = l.update
+			defer func() { l.finish(err) }()
+		}
+	}
+	res = &Result{Name: name, Trace: newTraceFrame(name + " trace")}
 	var sums, series, dists []*frame.Frame
-	for i, s := range e.Strategies {
-		if i > 0 && e.Pause > 0 {
-			select {
-			case <-time.After(e.Pause):
-			case <-ctx.Done():
-				return nil, ctx.Err()
+	for k, s := range e.Strategies {
+		label := s.Label()
+		p := Progress{Strategy: label, K: k + 1, N: len(e.Strategies), Repeat: 1, Repeats: repeats}
+		var runs []run
+		for r := 1; r <= repeats; r++ {
+			if (k > 0 || r > 1) && e.Pause > 0 {
+				select {
+				case <-time.After(e.Pause):
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
 			}
+			p.Repeat = r
+			one, last, err := runOne(ctx, e, s, p, report)
+			if err != nil {
+				if repeats > 1 {
+					return nil, fmt.Errorf("bench: strategy %q, run %d of %d: %w", label, r, repeats, err)
+				}
+				return nil, fmt.Errorf("bench: strategy %q: %w", label, err)
+			}
+			p = last
+			runs = append(runs, one)
+			who := label
+			if repeats > 1 {
+				who = fmt.Sprintf("%s run %d", label, r)
+			}
+			if one.trace.Dropped > 0 {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: trace: %d events dropped beyond the cap of %d per process (Experiment.TraceEvents)", who, one.trace.Dropped, one.trace.Cap))
+			}
+			for _, w := range one.load.Warnings {
+				res.Warnings = append(res.Warnings, who+": "+w)
+			}
+			for _, w := range one.stats.Warnings {
+				res.Warnings = append(res.Warnings, who+": "+w)
+			}
+			res.Loads = append(res.Loads, one.load)
+			res.Servers = append(res.Servers, one.stats)
+			ser, dist := one.load.Series(), one.load.Distribution()
+			if repeats > 1 {
+				if ser, err = withRun(ser, r); err != nil {
+					return nil, err
+				}
+				if dist, err = withRun(dist, r); err != nil {
+					return nil, err
+				}
+			}
+			series = append(series, ser)
+			dists = append(dists, dist)
 		}
-		lr, st, tr, err := runOne(ctx, e, s)
-		if err != nil {
-			return nil, fmt.Errorf("bench: strategy %q: %w", s.Name, err)
-		}
-		res.names = append(res.names, s.Name)
-		res.Traces = append(res.Traces, tr)
-		if tr.Dropped > 0 {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: trace: %d events dropped beyond the cap of %d per process (Experiment.TraceEvents)", s.Name, tr.Dropped, tr.Cap))
-		}
-		if err := traceFrame(res.Trace, s.Name, tr); err != nil {
+		res.names = append(res.names, label)
+		res.Traces = append(res.Traces, runs[0].trace)
+		if err := traceFrame(res.Trace, label, runs[0].trace); err != nil {
 			return nil, err
 		}
-		res.Loads = append(res.Loads, lr)
-		res.Servers = append(res.Servers, st)
-		for _, w := range lr.Warnings {
-			res.Warnings = append(res.Warnings, s.Name+": "+w)
-		}
-		for _, w := range st.Warnings {
-			res.Warnings = append(res.Warnings, s.Name+": "+w)
-		}
-		sum, err := joinServer(lr.Summary(), st)
+		sum, err := summarize(runs)
 		if err != nil {
 			return nil, err
 		}
 		sums = append(sums, sum)
-		series = append(series, lr.Series())
-		dists = append(dists, lr.Distribution())
+		if report != nil {
+			p.Done = true
+			report(p)
+		}
 	}
-	var err error
 	if res.Summary, err = frame.Concat(name, sums...); err != nil {
 		return nil, err
 	}
@@ -192,52 +302,86 @@ func Run(ctx context.Context, e Experiment) (*Result, error) {
 	return res, nil
 }
 
-func runOne(ctx context.Context, e Experiment, s strategy.Strategy) (*metrics.Result, strategy.Stats, trace.Snapshot, error) {
-	var none trace.Snapshot
-	srv, err := strategy.New(s, e.workload(s))
-	if err != nil {
-		return nil, strategy.Stats{}, none, err
-	}
-	defer srv.Close()
+// runOne starts s's server, runs the load against it and reads its
+// figures and trace before closing it. p is the progress so far; the last
+// one reported is returned.
+func runOne(ctx context.Context, e Experiment, s strategy.Strategy, p Progress, report func(Progress)) (run, Progress, error) {
+	var so strategy.StartOptions
 	switch {
 	case e.TraceEvents == 0:
-		srv.TraceEvents = trace.DefaultCap
+		so.TraceEvents = trace.DefaultCap
 	case e.TraceEvents > 0:
-		srv.TraceEvents = e.TraceEvents
+		so.TraceEvents = e.TraceEvents
 	}
-	if err := srv.Start(ctx); err != nil {
-		return nil, strategy.Stats{}, none, err
+	p.Elapsed, p.Requests, p.Errors, p.RPS = 0, 0, 0, 0
+	if report != nil {
+		report(p)
 	}
+	srv, err := s.Start(ctx, e.workload(s), so)
+	if err != nil {
+		return run{}, p, err
+	}
+	defer srv.Close()
 	if e.Setup != nil {
 		if err := e.Setup(ctx, srv); err != nil {
-			return nil, strategy.Stats{}, none, fmt.Errorf("setup: %w", err)
+			return run{}, p, fmt.Errorf("setup: %w", err)
 		}
 	}
 	t := e.Request
 	path := t.URL
+	if rp, ok := s.(interface{ RequestPath() string }); ok && rp.RequestPath() != "" {
+		path = rp.RequestPath()
+	}
 	if path == "" {
 		path = "/work"
 	}
 	if !strings.HasPrefix(path, "/") {
-		return nil, strategy.Stats{}, none, fmt.Errorf("request URL must be a path such as /work, got %q", path)
+		return run{}, p, fmt.Errorf("request URL must be a path such as /work, got %q", path)
 	}
 	t.URL = srv.URL() + path
 	o := e.Options
-	o.Strategy = s.Name
+	o.Strategy = s.Label()
 	o.Workload = e.workload(s).Label()
-	if o.ServerCPU == nil {
-		o.ServerCPU = srv.InProcessCPU
+	if ip, ok := srv.(interface{ InProcessCPU() time.Duration }); ok && o.ServerCPU == nil {
+		o.ServerCPU = ip.InProcessCPU
+	}
+	var mu sync.Mutex
+	last := p
+	if report != nil || o.Progress != nil {
+		var window rateWindow
+		user := o.Progress
+		o.Progress = func(lp load.Progress) {
+			if user != nil {
+				user(lp)
+			}
+			if report == nil {
+				return
+			}
+			mu.Lock()
+			last = last.fromLoad(lp, &window)
+			q := last
+			mu.Unlock()
+			report(q)
+		}
 	}
 	lr, err := load.Run(ctx, t, e.Load, o)
 	if err != nil {
-		return nil, strategy.Stats{}, none, err
+		return run{}, p, err
 	}
 	st := srv.Stats() // before Close: worker processes are read live
 	tr, err := srv.Trace()
 	if err != nil {
-		return nil, strategy.Stats{}, none, fmt.Errorf("trace: %w", err)
+		return run{}, p, fmt.Errorf("trace: %w", err)
 	}
-	return lr, st, tr, nil
+	mu.Lock()
+	defer mu.Unlock()
+	// The run's own figures: the generator's last snapshot may predate
+	// the last requests' end.
+	last.Requests, last.Errors, last.RPS = lr.Count(), lr.Errors(), lr.RPS()
+	if lr.Elapsed > 0 {
+		last.Elapsed = lr.Elapsed
+	}
+	return run{load: lr, stats: st, trace: tr}, last, nil
 }
 
 // joinServer appends the server columns to a one-row summary frame.

@@ -132,7 +132,9 @@ func TestRunBadInput(t *testing.T) {
 		{"no strategies", bench.Experiment{Workload: w, Load: load.Burst{N: 1}}, "no strategies"},
 		{"no load", bench.Experiment{Strategies: good, Workload: w}, "no load"},
 		{"bad step", bench.Experiment{Strategies: good, Workload: bench.Steps(bench.CPU(0)), Load: load.Burst{N: 1}}, "n must be positive"},
-		{"bad strategy", bench.Experiment{Strategies: []strategy.Strategy{{Name: "x", Kind: "nope"}}, Workload: w, Load: load.Burst{N: 1}}, "unknown kind"},
+		{"bad strategy", bench.Experiment{Strategies: []strategy.Strategy{strategy.Bounded{Name: "x"}}, Workload: w, Load: load.Burst{N: 1}}, "positive Limit"},
+		{"nil strategy", bench.Experiment{Strategies: []strategy.Strategy{nil}, Workload: w, Load: load.Burst{N: 1}}, "nil"},
+		{"remote external", bench.Experiment{Strategies: []strategy.Strategy{strategy.External{URL: "http://example.com"}}, Load: load.Burst{N: 1}}, "loopback"},
 		{"bad load", bench.Experiment{Strategies: good, Workload: w, Load: load.Burst{N: -1}}, "load"},
 		{"bad path", bench.Experiment{Strategies: good, Workload: w, Load: load.Burst{N: 1}, Request: load.Target{URL: "http://example.com/"}}, "path"},
 		{"workloads name a stranger", bench.Experiment{Strategies: good, Workloads: map[string]pymodel.Workload{"tornado": w}, Load: load.Burst{N: 1}}, `Workloads names "tornado"`},
@@ -150,6 +152,24 @@ func TestRunBadInput(t *testing.T) {
 	if _, err := bench.Presets("sync", "tornado"); err == nil || !strings.Contains(err.Error(), "tornado") {
 		t.Errorf("Presets(unknown) = %v", err)
 	}
+}
+
+func ExamplePresets() {
+	strategies, err := bench.Presets("sync", "/async-block", "gunicorn 2w x 5t", "goroutines")
+	if err != nil {
+		panic(err)
+	}
+	for _, s := range strategies {
+		fmt.Println(s)
+	}
+	_, err = bench.Presets("uwsgi")
+	fmt.Println(err != nil)
+	// Output:
+	// sync: uvicorn 1w, def
+	// /async-block: uvicorn 1w, async def, 8 CPUs
+	// gunicorn 2w x 5t: gunicorn 2w x 5t, def
+	// goroutines: goroutines
+	// true
 }
 
 func ExampleServe() {

@@ -2,7 +2,11 @@ package bench_test
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,6 +17,7 @@ import (
 	"github.com/conclab/conclab/bench"
 	"github.com/conclab/conclab/bench/load"
 	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/internal/symbols"
 )
 
 // A custom step written in a notebook cell: a func literal interpreted by
@@ -86,5 +91,79 @@ rows := res.Summary.Len()
 	}
 	if v.Int() != 3 || calls.Load() != 24 {
 		t.Errorf("rows = %v, calls = %d; want 3 and 24", v, calls.Load())
+	}
+}
+
+// The cell-facing API through the interpreter's generated symbols: typed
+// strategy families, an External server, Repeat, and a Progress callback
+// written in the cell and called from the load generator's goroutine.
+func TestExperimentFromInterpreter(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer ts.Close()
+	i := interp.New(interp.Options{})
+	if err := i.Use(stdlib.Symbols); err != nil {
+		t.Fatal(err)
+	}
+	if err := i.Use(symbols.Symbols); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := i.EvalWithContext(ctx, `import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/conclab/conclab/bench"
+	"github.com/conclab/conclab/bench/load"
+	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/bench/strategy"
+)`); err != nil {
+		t.Fatal(err)
+	}
+	_, err := i.EvalWithContext(ctx, `
+mu := &sync.Mutex{}
+done := []string{}
+res, err := bench.Run(context.Background(), bench.Experiment{
+	Strategies: []strategy.Strategy{
+		strategy.Gunicorn{Threads: 2},
+		strategy.Bounded{Name: "two at once", Limit: 2},
+		strategy.External{Name: "mine", URL: "`+ts.URL+`"},
+	},
+	Workload: pymodel.Workload{Steps: []pymodel.Step{pymodel.Sleep(5 * time.Millisecond)}},
+	Load:     load.Burst{N: 4},
+	Repeat:   2,
+	Progress: func(p bench.Progress) {
+		if p.Done {
+			mu.Lock()
+			done = append(done, p.String())
+			mu.Unlock()
+		}
+	},
+})
+if err != nil {
+	panic(err)
+}
+rows := res.Summary.Len()
+spread := res.Summary.Has("p95_ms_max")
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for expr, want := range map[string]string{
+		"rows":      "3",
+		"spread":    "true",
+		"len(done)": "3",
+		"done[0]":   "[1/3] gunicorn 1w x 2t run 2/2",
+		"done[2]":   "[3/3] mine run 2/2",
+	} {
+		v, err := i.Eval(expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(v); !strings.HasPrefix(got, want) {
+			t.Errorf("%s = %q; want %q...", expr, got, want)
+		}
 	}
 }

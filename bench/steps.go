@@ -1,5 +1,9 @@
 package bench
 
+// Steps are built in bench/pymodel (every kind, with the table of kinds the
+// worker processes run); the functions here forward to it so that a simple
+// cell needs only this package.
+
 import (
 	"context"
 	"fmt"
@@ -9,19 +13,22 @@ import (
 	"github.com/conclab/conclab/bench/strategy"
 )
 
-// Sleep is an I/O wait of d (time.sleep, or asyncio.sleep when awaited).
+// Sleep is pymodel.Sleep: an I/O wait of d (time.sleep, or asyncio.sleep
+// when awaited).
 func Sleep(d time.Duration) pymodel.Step { return pymodel.Sleep(d) }
 
-// CPU is the sum of squares of 0..n-1, computed for real, holding the GIL.
+// CPU is pymodel.CPU: the sum of squares of 0..n-1, computed for real,
+// holding the GIL.
 func CPU(n int) pymodel.Step { return pymodel.CPU(n) }
 
-// Burn burns d of CPU time holding the GIL; BurnNoGIL releases it.
+// Burn is pymodel.Burn: d of CPU time burnt holding the GIL.
 func Burn(d time.Duration) pymodel.Step { return pymodel.Burn(d) }
 
-// BurnNoGIL burns d of CPU time without the GIL, as C extension code does.
+// BurnNoGIL is pymodel.BurnNoGIL: d of CPU time burnt without the GIL, as
+// C extension code does.
 func BurnNoGIL(d time.Duration) pymodel.Step { return pymodel.BurnNoGIL(d) }
 
-// Func wraps a Go function written in a cell as a step. io says whether it
+// Func is pymodel.Custom: a Go function written in a cell as a step. io says whether it
 // is an I/O wait (releases the GIL, may be awaited) or CPU work (holds the
 // GIL while it runs). It runs in this process only.
 func Func(name string, io bool, fn func(ctx context.Context) error) pymodel.Step {
@@ -59,12 +66,12 @@ func PresetNames() []string { return strategy.PresetNames() }
 // Serve starts one strategy server with the workload on 127.0.0.1:0 and
 // returns it running, for a cell that drives it with its own client. The
 // caller must call Close (cancelling ctx also closes it).
-func Serve(ctx context.Context, s strategy.Strategy, w pymodel.Workload) (*strategy.Server, error) {
-	srv, err := strategy.New(s, w)
-	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+func Serve(ctx context.Context, s strategy.Strategy, w pymodel.Workload) (strategy.Server, error) {
+	if s == nil {
+		return nil, fmt.Errorf("bench: Serve: nil strategy")
 	}
-	if err := srv.Start(ctx); err != nil {
+	srv, err := s.Start(ctx, w, strategy.StartOptions{})
+	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	return srv, nil

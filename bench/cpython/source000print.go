@@ -148,8 +148,11 @@ func modelPrint000(ctx context.Context, ep string, lines, vus int, duration time
 	if err != nil {
 		return nil, err
 	}
-	st.CPUs = cpus
-	srv, err := startModel(ctx, st, []pymodel.Step{strategy.Print(p, lines, ep+" line")})
+	if u, ok := st.(strategy.Uvicorn); ok {
+		u.CPUs = cpus
+		st = u
+	}
+	srv, err := startModel(ctx, st, []pymodel.Step{pymodel.Print(p, lines, ep+" line")})
 	if err != nil {
 		return nil, err
 	}

@@ -126,12 +126,15 @@ func runModel004(ctx context.Context, dsn, app, client string, delay time.Durati
 	if err != nil {
 		return nil, none, fmt.Errorf("cpython: Model004: %w", err)
 	}
-	st.CPUs = cpus
+	if u, ok := st.(strategy.Uvicorn); ok {
+		u.CPUs = cpus
+		st = u
+	}
 	var steps []pymodel.Step
 	if delay > 0 {
 		steps = append(steps, pymodel.Sleep(delay))
 	}
-	steps = append(steps, strategy.DBInsertField(db, "email"))
+	steps = append(steps, pymodel.DBInsertField(db, "email"))
 	label := Label004(client, app)
 	traceEvents := 0
 	if traced {

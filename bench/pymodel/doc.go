@@ -17,6 +17,16 @@
 //     re-executed in worker mode, each step and its payload serialised through
 //     pipes, one worker per modelled CPU by default.
 //
+// Steps: every workload step of the lab is built here — the model's own
+// kinds (Sleep, CPU, Burn, BurnNoGIL, Custom; step.go), the image upload
+// step (Image; image.go) and the sources' app steps (DBInsert,
+// DBInsertField, Print, Downstream; appsteps.go) — and ParseWorkload reads
+// workload specs. They live in this package because a step kind must be
+// known where it runs: this package's runtime and its worker processes
+// (process pools, prefork children) run every portable step, so the kinds
+// beyond the model's own are a plain table (kinds.go) rather than a
+// registry other packages fill at init.
+//
 // Worker mode: a binary that uses process pools or prefork workers must call
 // [WorkerMain] first thing in main (the conclab binary does so through its
 // workerHook) and in TestMain for tests:

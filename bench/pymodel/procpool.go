@@ -295,8 +295,8 @@ func (p *ProcessPool) exchange(ctx context.Context, w *procWorker, s Step) (res 
 		return PoolResult{}, nil, err
 	}
 	payload := makePayload(s.Payload)
-	if k, ok := registered(s.Kind); ok && k.Payload != nil {
-		if payload, err = k.Payload(ctx, s); err != nil {
+	if k, ok := registered(s.Kind); ok && k.payload != nil {
+		if payload, err = k.payload(ctx, s); err != nil {
 			return PoolResult{}, fmt.Errorf("pymodel: step %s: payload: %w", s.Label(), err), nil
 		}
 	}

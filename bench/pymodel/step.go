@@ -113,7 +113,7 @@ func Custom(name string, io bool, fn func(ctx context.Context) error) Step {
 // IsIO reports whether the step is an I/O wait.
 func (s Step) IsIO() bool {
 	if k, ok := registered(s.Kind); ok {
-		return k.IO
+		return k.io
 	}
 	return s.Kind == KindSleep || (s.Kind == KindCustom && s.IO)
 }
@@ -266,11 +266,11 @@ func ParseStep(item string) (Step, error) {
 		s = Step{Kind: KindCPU, N: n}
 	default:
 		k, ok := registered(kind)
-		if !ok || k.Parse == nil {
+		if !ok || k.parse == nil {
 			return Step{}, fmt.Errorf("pymodel: unknown workload step kind %q in %q (want one of %s)", kind, item, strings.Join(specKinds(), ", "))
 		}
 		var err error
-		if s, err = k.Parse(val); err != nil {
+		if s, err = k.parse(val); err != nil {
 			return Step{}, fmt.Errorf("pymodel: workload step %q: %w", item, err)
 		}
 	}
@@ -292,7 +292,7 @@ func ParseStep(item string) (Step, error) {
 func specKinds() []string {
 	out := []string{KindSleep, KindCPU, KindBurn}
 	for _, k := range Kinds() {
-		if r, ok := registered(k); ok && r.Parse != nil {
+		if r, ok := registered(k); ok && r.parse != nil {
 			out = append(out, k)
 		}
 	}

@@ -105,6 +105,57 @@ func TestServeList(t *testing.T) {
 			t.Errorf("--list lacks %q", name)
 		}
 	}
+	// Each line describes its family's configuration.
+	for _, line := range []string{"/async-block: uvicorn 1w, async def, 8 CPUs\n", "flask 2w x 5t: gunicorn 2w x 5t, def\n", "bounded 10: bounded 10\n"} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("--list lacks the line %q:\n%s", line, out.String())
+		}
+	}
+}
+
+// A prefork strategy serves a workload of the lab's own step kinds: the
+// worker processes are sent the strategy and parse the image step too.
+func TestServePreforkImage(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		code, _ := runServe(ctx, []string{"--strategy", "gunicorn 2w x 5t", "--workload", "image=png"}, &out, io.Discard)
+		done <- code
+	}()
+	re := regexp.MustCompile(`http://127\.0\.0\.1:\d+`)
+	var url string
+	for i := 0; i < 500 && url == ""; i++ {
+		url = re.FindString(out.String())
+		time.Sleep(20 * time.Millisecond)
+	}
+	if url == "" {
+		cancel()
+		t.Fatalf("no URL in output %q", out.String())
+	}
+	if !strings.Contains(out.String(), "serving gunicorn 2w x 5t: gunicorn 2w x 5t, def with workload image=png") {
+		t.Errorf("output %q does not name the strategy and workload", out.String())
+	}
+	for i := 0; i < 3; i++ {
+		resp, err := http.Get(url + "/upload")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET /upload: %s %s", resp.Status, body)
+		}
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+	if s := out.String(); !strings.Contains(s, "served 3 requests (0 errors)") {
+		t.Errorf("output lacks the figures:\n%s", s)
+	}
 }
 
 func TestCheckListenAddr(t *testing.T) {

@@ -102,7 +102,7 @@ func TestDBInsertStep(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			srv := start(t, preset(t, "sync"), pymodel.Workload{Steps: []pymodel.Step{strategy.DBInsert(db, "r")}})
+			srv := start(t, preset(t, "sync"), pymodel.Workload{Steps: []pymodel.Step{pymodel.DBInsert(db, "r")}})
 			burst(t, srv.URL(), 5)
 			srv.Close()
 			if n, err := db.Count(ctx); err != nil || n != 5 {
@@ -134,8 +134,8 @@ func TestPrintAndDownstreamSteps(t *testing.T) {
 	}
 	defer ds.Close()
 	w := pymodel.Workload{Steps: []pymodel.Step{
-		strategy.Print(p, 3, "hello"),
-		strategy.Downstream(workload.FanOut{URL: ds.HealthURL(), Calls: 4, Mode: workload.FanAll}),
+		pymodel.Print(p, 3, "hello"),
+		pymodel.Downstream(workload.FanOut{URL: ds.HealthURL(), Calls: 4, Mode: workload.FanAll}),
 	}}
 	srv := start(t, preset(t, "asyncio"), w)
 	// Awaited downstream calls overlap on the loop: 4 requests ≈ 1 wait.
@@ -163,7 +163,7 @@ func TestDBInsertFieldStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	srv := start(t, preset(t, "async app"), pymodel.Workload{Steps: []pymodel.Step{strategy.DBInsertField(db, "email")}})
+	srv := start(t, preset(t, "async app"), pymodel.Workload{Steps: []pymodel.Step{pymodel.DBInsertField(db, "email")}})
 	for _, tc := range []struct {
 		body string
 		want int
@@ -205,11 +205,8 @@ func TestImageStepSavesAndCleansUp(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			tmp := t.TempDir()
 			t.Setenv("TMPDIR", tmp)
-			srv, err := strategy.New(preset(t, name), w)
+			srv, err := preset(t, name).Start(context.Background(), w, strategy.StartOptions{})
 			if err != nil {
-				t.Fatal(err)
-			}
-			if err := srv.Start(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			defer srv.Close()
