@@ -15,10 +15,12 @@ func init() {
 		"Label":        reflect.ValueOf(frame.Label),
 		"New":          reflect.ValueOf(frame.New),
 		"Number":       reflect.ValueOf(frame.Number),
+		"Of":           reflect.ValueOf(frame.Of),
 
 		// type definitions
-		"Frame": reflect.ValueOf((*frame.Frame)(nil)),
-		"Kind":  reflect.ValueOf((*frame.Kind)(nil)),
-		"Row":   reflect.ValueOf((*frame.Row)(nil)),
+		"ColumnError": reflect.ValueOf((*frame.ColumnError)(nil)),
+		"Frame":       reflect.ValueOf((*frame.Frame)(nil)),
+		"Kind":        reflect.ValueOf((*frame.Kind)(nil)),
+		"Row":         reflect.ValueOf((*frame.Row)(nil)),
 	}
 }
