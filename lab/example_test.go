@@ -1,0 +1,67 @@
+package lab_test
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/conclab/conclab/lab"
+)
+
+// Shape checks the shape of source 001's finding on measured figures: the
+// blocked loop serialises ten 1 s requests, the awaited sleep does not.
+func ExampleShape() {
+	err := lab.Shape("source 001",
+		lab.Between("/async-block elapsed_s", 10.02, 9.5, 11),
+		lab.Less("/async-ok is faster than /async-block", 1.01, 10.02),
+		lab.Equal("errors", 0, 0),
+	)
+	fmt.Println(err)
+	// Output:
+	// source 001
+	// check                                  got            want            holds
+	// /async-block elapsed_s                 10.02          9.50 … 11           1
+	// /async-ok is faster than /async-block  1.01 vs 10.02  first < second      1
+	// errors                                 0              0                   1
+	// 3 of 3 checks hold
+	// <nil>
+}
+
+// A check that fails makes Shape return an error naming it; a NaN (a
+// figure that could not be measured) never satisfies a bound.
+func ExampleShape_failed() {
+	err := lab.Shape("source 003",
+		lab.AtLeast("2 workers speed-up", 1.1, 1.6),
+		lab.AtMost("errors", math.NaN(), 0),
+		lab.True("rows in order", true),
+	)
+	fmt.Println(err)
+	// Output:
+	// source 003
+	// check               got   want    holds
+	// 2 workers speed-up  1.10  ≥ 1.60      0
+	// errors              NaN   ≤ 0         0
+	// rows in order       true  true        1
+	// 1 of 3 checks hold
+	// source 003's shape did NOT hold: 2 workers speed-up (got 1.10, want ≥ 1.60); errors (got NaN, want ≤ 0)
+}
+
+// Each constructor states its claim in the want column.
+func ExampleCheck() {
+	for _, c := range []lab.Check{
+		lab.Equal("slowest", "/doPrint", "/doPrint"),
+		lab.AtLeast("waves", 3, 3),
+		lab.AtMost("p95_ms", 250, 200),
+		lab.Between("ratio", 1.04, 0.9, 1.1),
+		lab.Less("order", 1, 2),
+		lab.True("in order", false),
+	} {
+		fmt.Printf("%-8s %-10s %-14s %v\n", c.What, c.Got, c.Want, c.Holds)
+	}
+	// Output:
+	// slowest  /doPrint   /doPrint       true
+	// waves    3          ≥ 3            true
+	// p95_ms   250        ≤ 200          false
+	// ratio    1.04       0.9 … 1.10     true
+	// order    1 vs 2     first < second true
+	// in order false      true           false
+}
