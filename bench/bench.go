@@ -42,17 +42,21 @@ type Experiment struct {
 	Name string
 	// Strategies run one after another, in order.
 	Strategies []strategy.Strategy
-	// Workload is what every request does.
+	// Workload is what every request does, on the strategies that run the
+	// lab's workload (strategy.RunsWorkload; a real CPython app or an
+	// External server ignores it).
 	Workload pymodel.Workload
-	// Workloads, if set, gives the strategies it names their own workload
-	// in place of Workload (source 000's print endpoints: one server style,
-	// three handler bodies).
+	// Workloads, if set, gives the strategies it names (by Label) their
+	// own workload in place of Workload (source 000's print endpoints: one
+	// server style, three handler bodies).
 	Workloads map[string]pymodel.Workload
 	// Load is the load model: load.Burst, load.Sequential, load.Closed,
 	// load.Open.
 	Load load.Model
 	// Request is the request sent; its URL is a path ("" means "/work")
-	// joined to each server's URL. Body and Files are sent as given.
+	// joined to each server's URL. A strategy with a RequestPath() string
+	// method returning a non-empty path is sent that path instead (a real
+	// app's endpoint). Body and Files are sent as given.
 	Request load.Target
 	// Options tune the load generator; Strategy and Workload labels are
 	// filled in per run.
@@ -61,7 +65,7 @@ type Experiment struct {
 	Pause time.Duration
 	// Setup, if not nil, is called with each started server before its
 	// load runs (e.g. to warm it up or record its URL).
-	Setup func(ctx context.Context, srv *strategy.Server) error
+	Setup func(ctx context.Context, srv strategy.Server) error
 	// TraceEvents caps each strategy's trace (per process): 0 means
 	// trace.DefaultCap events, negative turns tracing off. Events beyond
 	// the cap are dropped and counted in a warning.
@@ -96,7 +100,7 @@ type Result struct {
 
 // workload is the strategy's own workload, else the common one.
 func (e Experiment) workload(s strategy.Strategy) pymodel.Workload {
-	if w, ok := e.Workloads[s.Name]; ok {
+	if w, ok := e.Workloads[s.Label()]; ok {
 		return w
 	}
 	return e.Workload
@@ -111,14 +115,17 @@ func Run(ctx context.Context, e Experiment) (*Result, error) {
 	if e.Load == nil {
 		return nil, errors.New("bench: experiment has no load model")
 	}
-	if err := e.Workload.Validate(); err != nil && len(e.Workloads) == 0 {
-		return nil, fmt.Errorf("bench: %w", err)
-	}
 	names := map[string]bool{}
-	for _, s := range e.Strategies {
-		names[s.Name] = true
+	for i, s := range e.Strategies {
+		if s == nil {
+			return nil, fmt.Errorf("bench: strategy %d of %d is nil", i+1, len(e.Strategies))
+		}
+		names[s.Label()] = true
+		if !strategy.RunsWorkload(s) {
+			continue
+		}
 		if err := e.workload(s).Validate(); err != nil {
-			return nil, fmt.Errorf("bench: strategy %q: %w", s.Name, err)
+			return nil, fmt.Errorf("bench: strategy %q: workload: %w", s.Label(), err)
 		}
 	}
 	for n := range e.Workloads {
@@ -153,23 +160,23 @@ func Run(ctx context.Context, e Experiment) (*Result, error) {
 		}
 		lr, st, tr, err := runOne(ctx, e, s)
 		if err != nil {
-			return nil, fmt.Errorf("bench: strategy %q: %w", s.Name, err)
+			return nil, fmt.Errorf("bench: strategy %q: %w", s.Label(), err)
 		}
-		res.names = append(res.names, s.Name)
+		res.names = append(res.names, s.Label())
 		res.Traces = append(res.Traces, tr)
 		if tr.Dropped > 0 {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: trace: %d events dropped beyond the cap of %d per process (Experiment.TraceEvents)", s.Name, tr.Dropped, tr.Cap))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: trace: %d events dropped beyond the cap of %d per process (Experiment.TraceEvents)", s.Label(), tr.Dropped, tr.Cap))
 		}
-		if err := traceFrame(res.Trace, s.Name, tr); err != nil {
+		if err := traceFrame(res.Trace, s.Label(), tr); err != nil {
 			return nil, err
 		}
 		res.Loads = append(res.Loads, lr)
 		res.Servers = append(res.Servers, st)
 		for _, w := range lr.Warnings {
-			res.Warnings = append(res.Warnings, s.Name+": "+w)
+			res.Warnings = append(res.Warnings, s.Label()+": "+w)
 		}
 		for _, w := range st.Warnings {
-			res.Warnings = append(res.Warnings, s.Name+": "+w)
+			res.Warnings = append(res.Warnings, s.Label()+": "+w)
 		}
 		sum, err := joinServer(lr.Summary(), st)
 		if err != nil {
@@ -194,20 +201,18 @@ func Run(ctx context.Context, e Experiment) (*Result, error) {
 
 func runOne(ctx context.Context, e Experiment, s strategy.Strategy) (*metrics.Result, strategy.Stats, trace.Snapshot, error) {
 	var none trace.Snapshot
-	srv, err := strategy.New(s, e.workload(s))
+	var so strategy.StartOptions
+	switch {
+	case e.TraceEvents == 0:
+		so.TraceEvents = trace.DefaultCap
+	case e.TraceEvents > 0:
+		so.TraceEvents = e.TraceEvents
+	}
+	srv, err := s.Start(ctx, e.workload(s), so)
 	if err != nil {
 		return nil, strategy.Stats{}, none, err
 	}
 	defer srv.Close()
-	switch {
-	case e.TraceEvents == 0:
-		srv.TraceEvents = trace.DefaultCap
-	case e.TraceEvents > 0:
-		srv.TraceEvents = e.TraceEvents
-	}
-	if err := srv.Start(ctx); err != nil {
-		return nil, strategy.Stats{}, none, err
-	}
 	if e.Setup != nil {
 		if err := e.Setup(ctx, srv); err != nil {
 			return nil, strategy.Stats{}, none, fmt.Errorf("setup: %w", err)
@@ -215,6 +220,9 @@ func runOne(ctx context.Context, e Experiment, s strategy.Strategy) (*metrics.Re
 	}
 	t := e.Request
 	path := t.URL
+	if rp, ok := s.(interface{ RequestPath() string }); ok && rp.RequestPath() != "" {
+		path = rp.RequestPath()
+	}
 	if path == "" {
 		path = "/work"
 	}
@@ -223,10 +231,10 @@ func runOne(ctx context.Context, e Experiment, s strategy.Strategy) (*metrics.Re
 	}
 	t.URL = srv.URL() + path
 	o := e.Options
-	o.Strategy = s.Name
+	o.Strategy = s.Label()
 	o.Workload = e.workload(s).Label()
-	if o.ServerCPU == nil {
-		o.ServerCPU = srv.InProcessCPU
+	if ip, ok := srv.(interface{ InProcessCPU() time.Duration }); ok && o.ServerCPU == nil {
+		o.ServerCPU = ip.InProcessCPU
 	}
 	lr, err := load.Run(ctx, t, e.Load, o)
 	if err != nil {

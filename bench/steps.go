@@ -59,12 +59,12 @@ func PresetNames() []string { return strategy.PresetNames() }
 // Serve starts one strategy server with the workload on 127.0.0.1:0 and
 // returns it running, for a cell that drives it with its own client. The
 // caller must call Close (cancelling ctx also closes it).
-func Serve(ctx context.Context, s strategy.Strategy, w pymodel.Workload) (*strategy.Server, error) {
-	srv, err := strategy.New(s, w)
-	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+func Serve(ctx context.Context, s strategy.Strategy, w pymodel.Workload) (strategy.Server, error) {
+	if s == nil {
+		return nil, fmt.Errorf("bench: Serve: nil strategy")
 	}
-	if err := srv.Start(ctx); err != nil {
+	srv, err := s.Start(ctx, w, strategy.StartOptions{})
+	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	return srv, nil

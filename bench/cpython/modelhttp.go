@@ -3,36 +3,45 @@ package cpython
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
 )
 
+// modelServer is a started model server (bench/strategy's own families
+// all measure their in-process CPU).
+type modelServer interface {
+	strategy.Server
+	InProcessCPU() time.Duration
+}
+
 // startModel starts the model as a bench/strategy HTTP server (prefork
 // workers are real processes there), so the same client can drive model
 // and reality. The caller must Close it.
-func startModel(ctx context.Context, st strategy.Strategy, steps []pymodel.Step) (*strategy.Server, error) {
+func startModel(ctx context.Context, st strategy.Strategy, steps []pymodel.Step) (modelServer, error) {
 	return startModelTraced(ctx, st, steps, 0)
 }
 
 // startModelTraced is startModel recording a trace of up to traceEvents
 // events (0: none).
-func startModelTraced(ctx context.Context, st strategy.Strategy, steps []pymodel.Step, traceEvents int) (*strategy.Server, error) {
-	srv, err := strategy.New(st, pymodel.Workload{Name: st.Name, Steps: steps})
+func startModelTraced(ctx context.Context, st strategy.Strategy, steps []pymodel.Step, traceEvents int) (modelServer, error) {
+	srv, err := st.Start(ctx, pymodel.Workload{Name: st.Label(), Steps: steps}, strategy.StartOptions{TraceEvents: traceEvents})
 	if err != nil {
-		return nil, fmt.Errorf("cpython: model server %q: %w", st.Name, err)
+		return nil, fmt.Errorf("cpython: model server %q: %w", st.Label(), err)
 	}
-	srv.TraceEvents = traceEvents
-	if err := srv.Start(ctx); err != nil {
-		return nil, fmt.Errorf("cpython: model server %q: %w", st.Name, err)
+	ms, ok := srv.(modelServer)
+	if !ok {
+		srv.Close()
+		return nil, fmt.Errorf("cpython: model server %q does not measure its CPU", st.Label())
 	}
-	return srv, nil
+	return ms, nil
 }
 
 // strategy001 is the bench/strategy equivalent of a source-001 endpoint on
 // a machine of cpus CPUs.
 func strategy001(endpoint string, cpus int) (strategy.Strategy, error) {
-	st := strategy.Strategy{Name: endpoint, Kind: strategy.Uvicorn, CPUs: cpus}
+	st := strategy.Uvicorn{Name: endpoint, Python: strategy.Python{CPUs: cpus}}
 	switch endpoint {
 	case SyncSleep:
 	case AsyncBlock:
@@ -50,13 +59,13 @@ func strategy001(endpoint string, cpus int) (strategy.Strategy, error) {
 // strategy003 is the bench/strategy equivalent of a source-003 server.
 func (c Case003) strategy(name string, cpus int) strategy.Strategy {
 	if c.FastAPI {
-		return strategy.Strategy{Name: name, Kind: strategy.Uvicorn, Workers: c.Workers, CPUs: cpus}
+		return strategy.Uvicorn{Name: name, Workers: c.Workers, Python: strategy.Python{CPUs: cpus}}
 	}
-	return strategy.Strategy{Name: name, Kind: strategy.Gunicorn, Workers: c.Workers, Threads: max(c.Threads, 1), CPUs: cpus}
+	return strategy.Gunicorn{Name: name, Workers: c.Workers, Threads: max(c.Threads, 1), Python: strategy.Python{CPUs: cpus}}
 }
 
 // strategy000 is the bench/strategy equivalent of a source-000 upload
 // strategy; the handler's steps carry their own calls.
 func strategy000(name string, h pymodel.Handler, cpus int) strategy.Strategy {
-	return strategy.Strategy{Name: name, Kind: strategy.Uvicorn, Async: h.Async, CPUs: cpus}
+	return strategy.Uvicorn{Name: name, Async: h.Async, Python: strategy.Python{CPUs: cpus}}
 }

@@ -148,7 +148,10 @@ func modelPrint000(ctx context.Context, ep string, lines, vus int, duration time
 	if err != nil {
 		return nil, err
 	}
-	st.CPUs = cpus
+	if u, ok := st.(strategy.Uvicorn); ok {
+		u.CPUs = cpus
+		st = u
+	}
 	srv, err := startModel(ctx, st, []pymodel.Step{strategy.Print(p, lines, ep+" line")})
 	if err != nil {
 		return nil, err

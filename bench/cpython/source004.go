@@ -126,7 +126,10 @@ func runModel004(ctx context.Context, dsn, app, client string, delay time.Durati
 	if err != nil {
 		return nil, none, fmt.Errorf("cpython: Model004: %w", err)
 	}
-	st.CPUs = cpus
+	if u, ok := st.(strategy.Uvicorn); ok {
+		u.CPUs = cpus
+		st = u
+	}
 	var steps []pymodel.Step
 	if delay > 0 {
 		steps = append(steps, pymodel.Sleep(delay))

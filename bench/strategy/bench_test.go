@@ -80,14 +80,12 @@ func BenchmarkTraceOverhead(b *testing.B) {
 				mode = "on"
 			}
 			b.Run(strings.TrimPrefix(name, "/")+"/trace-"+mode, func(b *testing.B) {
-				srv, err := strategy.New(preset(b, name), pymodel.Workload{Name: "none"})
-				if err != nil {
-					b.Fatal(err)
-				}
+				var o strategy.StartOptions
 				if on {
-					srv.TraceEvents = 1 << 30 // never full: every request pays
+					o.TraceEvents = 1 << 30 // never full: every request pays
 				}
-				if err := srv.Start(context.Background()); err != nil {
+				srv, err := preset(b, name).Start(context.Background(), pymodel.Workload{Name: "none"}, o)
+				if err != nil {
 					b.Fatal(err)
 				}
 				defer srv.Close()

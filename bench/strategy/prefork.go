@@ -28,7 +28,7 @@ func init() { pymodel.RegisterWorkerMode("prefork", preforkMain) }
 
 // preforkConfig is what a prefork child is told.
 type preforkConfig struct {
-	Strategy Strategy        `json:"strategy"`
+	Strategy spec            `json:"strategy"`
 	Workload json.RawMessage `json:"workload"`
 	// ImageDir is the parent's image output directory, for workloads with
 	// an image step.
@@ -59,7 +59,7 @@ var WorkerCommand []string
 
 // startPrefork starts Workers child processes that accept on ln's socket,
 // each running the strategy with one worker, and waits until all are ready.
-func (s *Server) startPrefork(ctx context.Context, ln net.Listener) error {
+func (s *server) startPrefork(ctx context.Context, ln net.Listener) error {
 	tl, ok := ln.(*net.TCPListener)
 	if !ok {
 		return fmt.Errorf("prefork needs a TCP listener, got %T", ln)
@@ -75,7 +75,7 @@ func (s *Server) startPrefork(ctx context.Context, ln net.Listener) error {
 	if err != nil {
 		return err
 	}
-	pc := preforkConfig{Strategy: one, Workload: wl, TraceEvents: s.TraceEvents}
+	pc := preforkConfig{Strategy: one, Workload: wl, TraceEvents: s.traceEvents}
 	for _, st := range s.steps {
 		if st.Kind == KindImage {
 			if pc.ImageDir, err = s.images.get(); err != nil {
@@ -249,18 +249,18 @@ func preforkMain() int {
 		fmt.Fprintln(os.Stderr, "strategy: prefork worker: socket:", err)
 		return 2
 	}
-	srv, err := New(cfg.Strategy, w)
+	srv, err := newServer(cfg.Strategy, w)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "strategy: prefork worker:", err)
 		return 2
 	}
 	srv.worker = cfg.Worker
-	srv.TraceEvents = cfg.TraceEvents
+	srv.traceEvents = cfg.TraceEvents
 	srv.ln = pacedListener{Listener: ln, srv: srv}
 	if cfg.ImageDir != "" {
 		srv.images = &imageOut{dir: cfg.ImageDir, shared: true}
 	}
-	if err := srv.Start(context.Background()); err != nil {
+	if err := srv.start(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, "strategy: prefork worker:", err)
 		return 1
 	}
@@ -294,7 +294,7 @@ const acceptPause = 500 * time.Microsecond
 // interval of the worker's acceptor lane.
 type pacedListener struct {
 	net.Listener
-	srv *Server
+	srv *server
 }
 
 func (l pacedListener) Accept() (net.Conn, error) {

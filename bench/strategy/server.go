@@ -28,27 +28,22 @@ const (
 	HeaderServiceMs = "X-Service-Ms"
 )
 
-// Server is one running strategy server. Create it with New, then Start; the
-// caller must call Close (safe to call more than once), or cancel the
-// context given to Start. Every path except HealthPath runs the workload.
-type Server struct {
-	// Addr is the address to listen on; "" means 127.0.0.1:0. Set it
-	// before Start.
-	Addr string
-	// TraceEvents, if positive, makes the server record a trace of up to
-	// that many events per process (see Trace): every request's phases,
-	// the GIL's holders and the loop's callbacks. 0 leaves tracing off.
-	// Set it before Start.
-	TraceEvents int
+// server is the server underneath every family of this package: it runs
+// spec's kind over the workload. newServer, then start; the caller must call
+// Close (safe to call more than once), or cancel the context given to
+// start. Every path except HealthPath runs the workload.
+type server struct {
+	addr        string // "" means 127.0.0.1:0
+	traceEvents int    // > 0: trace up to that many events per process
 
-	st    Strategy
+	st    spec
 	w     pymodel.Workload
 	steps []pymodel.Step
 
 	mu      sync.Mutex
 	started bool
 	closed  bool
-	ln      net.Listener // set by a prefork child before Start
+	ln      net.Listener // set by a prefork child before start
 	url     string
 	srv     *http.Server
 	served  chan struct{}
@@ -71,61 +66,38 @@ type Server struct {
 	serviceNs atomic.Int64
 }
 
-// New validates the strategy and the workload and returns a server that is
-// not yet listening.
-func New(s Strategy, w pymodel.Workload) (*Server, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
+// newServer validates the workload and returns a server that is not yet
+// listening.
+func newServer(s spec, w pymodel.Workload) (*server, error) {
 	if err := w.Validate(); err != nil {
 		return nil, fmt.Errorf("strategy %q: workload: %w", s.Name, err)
 	}
-	if s.IsPython() && s.Workers > 1 {
+	if s.isPython() && s.Workers > 1 {
 		if _, err := pymodel.MarshalWorkload(w); err != nil {
 			return nil, fmt.Errorf("strategy %q has %d worker processes: %w", s.Name, s.Workers, err)
 		}
 	}
-	return &Server{st: s, w: w, steps: s.resolve(w.Steps), images: &imageOut{}}, nil
+	return &server{st: s, w: w, steps: s.resolve(w.Steps), images: &imageOut{}}, nil
 }
-
-// NewPreset is New with a preset by name and a workload spec (see
-// pymodel.ParseWorkload).
-func NewPreset(name, workloadSpec string) (*Server, error) {
-	s, err := Preset(name)
-	if err != nil {
-		return nil, err
-	}
-	w, err := pymodel.ParseWorkload(workloadSpec)
-	if err != nil {
-		return nil, err
-	}
-	return New(s, w)
-}
-
-// Strategy returns the server's strategy.
-func (s *Server) Strategy() Strategy { return s.st }
-
-// Workload returns the server's workload.
-func (s *Server) Workload() pymodel.Workload { return s.w }
 
 // URL is the server's base URL, such as http://127.0.0.1:38121, once started.
-func (s *Server) URL() string {
+func (s *server) URL() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.url
 }
 
-// Start listens and starts serving. It returns once the server (and every
+// start listens and starts serving. It returns once the server (and every
 // worker process) is ready. Cancelling ctx closes the server.
-func (s *Server) Start(ctx context.Context) (err error) {
+func (s *server) start(ctx context.Context) (err error) {
 	s.mu.Lock()
 	if s.started || s.closed {
 		s.mu.Unlock()
 		return errors.New("strategy: server already started or closed")
 	}
 	s.started = true
-	if s.TraceEvents > 0 {
-		s.rec = trace.NewRecorder(s.TraceEvents)
+	if s.traceEvents > 0 {
+		s.rec = trace.NewRecorder(s.traceEvents)
 	}
 	s.mu.Unlock()
 	defer func() {
@@ -136,7 +108,7 @@ func (s *Server) Start(ctx context.Context) (err error) {
 	}()
 	ln := s.ln
 	if ln == nil {
-		addr := s.Addr
+		addr := s.addr
 		if addr == "" {
 			addr = "127.0.0.1:0"
 		}
@@ -151,13 +123,13 @@ func (s *Server) Start(ctx context.Context) (err error) {
 
 	var h http.Handler
 	switch {
-	case s.st.IsPython() && s.st.Workers > 1:
+	case s.st.isPython() && s.st.Workers > 1:
 		if err := s.startPrefork(ctx, ln); err != nil {
 			return err
 		}
 		s.stopCtx = context.AfterFunc(ctx, func() { s.Close() })
 		return nil
-	case s.st.IsPython():
+	case s.st.isPython():
 		rt, err := pymodel.New(s.pyConfig())
 		if err != nil {
 			return err
@@ -171,15 +143,10 @@ func (s *Server) Start(ctx context.Context) (err error) {
 		h = http.HandlerFunc(s.servePython)
 	default:
 		switch s.st.Kind {
-		case Bounded:
-			s.sem = make(chan struct{}, s.st.Limit)
-		case Serial:
-			s.sem = make(chan struct{}, 1)
-		case GoProcessPool:
+		case kindBounded, kindSerial:
+			s.sem = make(chan struct{}, max(s.st.Limit, 1))
+		case kindGoProcessPool:
 			n := s.st.ProcessWorkers
-			if n == 0 {
-				n = s.st.CPUs
-			}
 			if n == 0 {
 				n = runtime.NumCPU()
 			}
@@ -206,9 +173,9 @@ func (s *Server) Start(ctx context.Context) (err error) {
 	return nil
 }
 
-func (s *Server) pyConfig() pymodel.Config {
+func (s *server) pyConfig() pymodel.Config {
 	mode := pymodel.ASGI
-	if s.st.Kind == Gunicorn {
+	if s.st.Kind == kindGunicorn {
 		mode = pymodel.WSGI
 	}
 	startPool := false
@@ -227,7 +194,7 @@ func (s *Server) pyConfig() pymodel.Config {
 
 // Close stops accepting, ends in-flight requests, stops the runtime, pools
 // and worker processes, and waits for all of them. Safe to call twice.
-func (s *Server) Close() error {
+func (s *server) Close() error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -288,7 +255,7 @@ func writeResult(w http.ResponseWriter, tm pymodel.Timing, err error) {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-func (s *Server) servePython(w http.ResponseWriter, r *http.Request) {
+func (s *server) servePython(w http.ResponseWriter, r *http.Request) {
 	ctx, err := s.requestContext(r)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
@@ -296,7 +263,7 @@ func (s *Server) servePython(w http.ResponseWriter, r *http.Request) {
 	}
 	h := pymodel.Handler{Async: s.st.Async, Steps: s.steps, Name: r.URL.Path}
 	if r.URL.Path == HealthPath {
-		h = pymodel.Handler{Async: s.st.Kind == Uvicorn, Name: HealthPath}
+		h = pymodel.Handler{Async: s.st.Kind == kindUvicorn, Name: HealthPath}
 	}
 	tm, err := s.rt.Handle(ctx, h)
 	writeResult(w, tm, err)
@@ -309,14 +276,14 @@ func (s *Server) servePython(w http.ResponseWriter, r *http.Request) {
 const respondLane = "responses"
 
 // goLane is where a Go-native server's handlers run: a goroutine each.
-func (s *Server) goLane() string {
-	if s.st.Kind == Serial {
+func (s *server) goLane() string {
+	if s.st.Kind == kindSerial {
 		return "serial"
 	}
 	return "goroutines"
 }
 
-func (s *Server) serveGo(w http.ResponseWriter, r *http.Request) {
+func (s *server) serveGo(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == HealthPath {
 		io.WriteString(w, "ok\n")
 		return
@@ -344,7 +311,7 @@ func (s *Server) serveGo(w http.ResponseWriter, r *http.Request) {
 
 // runGo runs the steps on the request's goroutine (after the semaphore,
 // for Bounded and Serial). req numbers the request in the trace.
-func (s *Server) runGo(ctx context.Context, req int64, arrive time.Time) (pymodel.Timing, error) {
+func (s *server) runGo(ctx context.Context, req int64, arrive time.Time) (pymodel.Timing, error) {
 	lane := s.goLane()
 	if s.sem != nil {
 		select {
@@ -398,15 +365,12 @@ func maxInt64(a *atomic.Int64, v int64) {
 	}
 }
 
-// Tracing reports whether the server records a trace (TraceEvents > 0).
-func (s *Server) Tracing() bool { return s.TraceEvents > 0 }
-
 // Trace returns what the server has traced so far: every process's events
 // (a prefork server asks each worker for its own), requests renumbered 1,
 // 2, ... in order of arrival, and the count of events dropped beyond the
 // cap. Read it before Close: worker processes are asked while they live. A
 // server that does not trace returns an empty snapshot.
-func (s *Server) Trace() (trace.Snapshot, error) {
+func (s *server) Trace() (trace.Snapshot, error) {
 	s.mu.Lock()
 	rec, children := s.rec, s.children
 	s.mu.Unlock()

@@ -24,13 +24,10 @@ const wait = 200 * time.Millisecond // the sources' 1 s, scaled (≥ 100 ms)
 
 var sleepW = pymodel.Workload{Steps: []pymodel.Step{pymodel.Sleep(wait)}}
 
-func start(t testing.TB, s strategy.Strategy, w pymodel.Workload) *strategy.Server {
+func start(t testing.TB, s strategy.Strategy, w pymodel.Workload) strategy.Server {
 	t.Helper()
-	srv, err := strategy.New(s, w)
+	srv, err := s.Start(context.Background(), w, strategy.StartOptions{})
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
@@ -127,7 +124,7 @@ func TestCPUParallelism(t *testing.T) {
 	}
 	const n = 4
 	w := pymodel.Workload{Steps: []pymodel.Step{pymodel.Burn(100 * time.Millisecond)}}
-	serial := start(t, strategy.Strategy{Name: "1w x 1t", Kind: strategy.Gunicorn, Threads: 1}, w)
+	serial := start(t, strategy.Gunicorn{Name: "1w x 1t", Threads: 1}, w)
 	threads := start(t, preset(t, "flask 1w x 10t"), w)
 	twoW := start(t, preset(t, "gunicorn 2w x 5t"), w)
 	free := start(t, preset(t, "free-threaded 1w x 10t"), w)
@@ -150,7 +147,7 @@ func TestCPUParallelism(t *testing.T) {
 	}
 	for _, p := range []struct {
 		name string
-		srv  *strategy.Server
+		srv  strategy.Server
 	}{{"gunicorn 2w x 5t", twoW}, {"free-threaded", free}, {"goroutines", gor}} {
 		sp.Expect(t, p.name, 1.5,
 			func() time.Duration { return burst(t, serial.URL(), n) },
@@ -168,11 +165,14 @@ func TestBadInput(t *testing.T) {
 		w    pymodel.Workload
 		want string
 	}{
-		{"unknown kind", strategy.Strategy{Name: "x", Kind: "tornado"}, sleepW, "unknown kind"},
-		{"negative threads", strategy.Strategy{Name: "x", Kind: strategy.Gunicorn, Threads: -1}, sleepW, "Threads"},
-		{"negative workers", strategy.Strategy{Name: "x", Kind: strategy.Gunicorn, Workers: -2}, sleepW, "Workers"},
-		{"zero limit", strategy.Strategy{Name: "x", Kind: strategy.Bounded}, sleepW, "Limit"},
-		{"async on gunicorn", strategy.Strategy{Name: "x", Kind: strategy.Gunicorn, Async: true}, sleepW, "async"},
+		{"negative threads", strategy.Gunicorn{Name: "x", Threads: -1}, sleepW, "Threads"},
+		{"negative workers", strategy.Gunicorn{Name: "x", Workers: -2}, sleepW, "Workers"},
+		{"negative limiter", strategy.Uvicorn{Name: "x", Limiter: -1}, sleepW, "Limiter"},
+		{"negative cpus", strategy.Uvicorn{Name: "x", Python: strategy.Python{CPUs: -1}}, sleepW, "CPUs"},
+		{"negative switch interval", strategy.Gunicorn{Name: "x", Python: strategy.Python{SwitchInterval: -time.Millisecond}}, sleepW, "SwitchInterval"},
+		{"unknown call", strategy.Uvicorn{Name: "x", IOCall: "yield_from"}, sleepW, "yield_from"},
+		{"zero limit", strategy.Bounded{Name: "x"}, sleepW, "Limit"},
+		{"negative pool", strategy.GoProcessPool{Name: "x", Workers: -1}, sleepW, "Workers"},
 		{"zero sleep", good, pymodel.Workload{Steps: []pymodel.Step{pymodel.Sleep(0)}}, "duration"},
 		{"negative cpu", good, pymodel.Workload{Steps: []pymodel.Step{pymodel.CPU(-5)}}, "n must be positive"},
 		{"custom in prefork", preset(t, "gunicorn 2w x 5t"), pymodel.Workload{Steps: []pymodel.Step{pymodel.Custom("f", true, func(context.Context) error { return nil })}}, "worker process"},
@@ -180,17 +180,20 @@ func TestBadInput(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := strategy.New(c.s, c.w)
+			srv, err := c.s.Start(context.Background(), c.w, strategy.StartOptions{})
+			if err == nil {
+				srv.Close()
+			}
 			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("New: err = %v; want one mentioning %q", err, c.want)
+				t.Errorf("Start: err = %v; want one mentioning %q", err, c.want)
 			}
 		})
 	}
 	if _, err := strategy.Preset("uwsgi 3w"); err == nil || !strings.Contains(err.Error(), "unknown preset") {
 		t.Errorf("Preset(unknown) = %v", err)
 	}
-	if _, err := strategy.NewPreset("goroutines", "nap=1s"); err == nil || !strings.Contains(err.Error(), "nap") {
-		t.Errorf("NewPreset with unknown workload = %v", err)
+	if _, err := pymodel.ParseWorkload("nap=1s"); err == nil || !strings.Contains(err.Error(), "nap") {
+		t.Errorf("ParseWorkload(unknown kind) = %v", err)
 	}
 }
 
@@ -272,12 +275,9 @@ func TestLifecycleLeavesNothing(t *testing.T) {
 				// Strategies and their worker processes use $TMPDIR.
 				tmpDir := t.TempDir()
 				t.Setenv("TMPDIR", tmpDir)
-				srv, err := strategy.New(c.s, c.w)
-				if err != nil {
-					t.Fatal(err)
-				}
 				ctx, cancel := context.WithCancel(context.Background())
-				if err := srv.Start(ctx); err != nil {
+				srv, err := c.s.Start(ctx, c.w, strategy.StartOptions{})
+				if err != nil {
 					t.Fatal(err)
 				}
 				url := srv.URL()
@@ -339,33 +339,25 @@ func TestPreforkWorkerCannotStart(t *testing.T) {
 	kids := len(childPIDs())
 	strategy.WorkerCommand = []string{"/bin/sh", "-c", "echo no python here >&2; exit 7"}
 	defer func() { strategy.WorkerCommand = nil }()
-	srv, err := strategy.New(preset(t, "gunicorn 2w x 5t"), sleepW)
-	if err != nil {
-		t.Fatal(err)
+	srv, err := preset(t, "gunicorn 2w x 5t").Start(context.Background(), sleepW, strategy.StartOptions{})
+	if err == nil {
+		srv.Close()
 	}
-	err = srv.Start(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "no python here") {
 		t.Fatalf("Start = %v; want the worker's stderr in the error", err)
-	}
-	if url := srv.URL(); url != "" {
-		if resp, err := http.Get(url + "/health"); err == nil {
-			resp.Body.Close()
-			t.Error("server answers after a failed Start")
-		}
 	}
 	if n := len(childPIDs()); n != kids {
 		t.Errorf("%d children left, want %d", n, kids)
 	}
-	srv.Close()
 }
 
 // Killing a process-pool worker mid-request fails that request; the pool
 // replaces it and the run completes.
 func TestPoolWorkerKilled(t *testing.T) {
-	for _, name := range []string{"go process pool", "ProcessPool"} {
-		t.Run(name, func(t *testing.T) {
-			s := preset(t, name)
-			s.ProcessWorkers = 1
+	ProcessPool := preset(t, "ProcessPool").(strategy.Uvicorn)
+	ProcessPool.ProcessWorkers = 1
+	for _, s := range []strategy.Strategy{strategy.GoProcessPool{Workers: 1}, ProcessPool} {
+		t.Run(s.Label(), func(t *testing.T) {
 			step := pymodel.Sleep(600 * time.Millisecond)
 			step.Call = pymodel.ProcessExecutor // ignored by the Go pool: every portable step goes there
 			kids := childPIDs()

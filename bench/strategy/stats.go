@@ -1,6 +1,7 @@
 package strategy
 
 import (
+	"math"
 	"time"
 
 	"github.com/conclab/conclab/bench/frame"
@@ -95,6 +96,28 @@ type Stats struct {
 	Processes int
 	// PoolTasks and IPCBytes count process-pool work and the bytes piped.
 	PoolTasks, IPCBytes int64
+	// Unmeasured names the ServerColumns this server cannot measure: Row
+	// gives NaN for them (a server the user runs measures none, a real
+	// CPython app only cpu_s and rss_mb). See MeasuredOnly.
+	Unmeasured []string
+}
+
+// MeasuredOnly returns st with every server column not in cols marked
+// unmeasured (NaN in Row): Stats{}.MeasuredOnly() measures nothing,
+// Stats{CPUSeconds: c, PeakRSSMB: r}.MeasuredOnly("cpu_s", "rss_mb") only
+// those two.
+func (st Stats) MeasuredOnly(cols ...string) Stats {
+	keep := map[string]bool{}
+	for _, c := range cols {
+		keep[c] = true
+	}
+	st.Unmeasured = nil
+	for _, c := range ServerColumns {
+		if !keep[c] {
+			st.Unmeasured = append(st.Unmeasured, c)
+		}
+	}
+	return st
 }
 
 func (t totals) stats() Stats {
@@ -114,7 +137,7 @@ func (t totals) stats() Stats {
 }
 
 // totals gathers this server's counters (and its children's).
-func (s *Server) totals(withSelfRSS bool) totals {
+func (s *server) totals(withSelfRSS bool) totals {
 	s.mu.Lock()
 	rt, pool, children := s.rt, s.pool, s.children
 	s.mu.Unlock()
@@ -144,13 +167,13 @@ func (s *Server) totals(withSelfRSS bool) totals {
 
 // Stats returns the server's measures so far. Read them before Close: the
 // worker processes' figures are read from them while they live.
-func (s *Server) Stats() Stats { return s.totals(true).stats() }
+func (s *server) Stats() Stats { return s.totals(true).stats() }
 
 // InProcessCPU is the CPU time this server's work has used in this process
 // so far: its steps, without process-pool workers or prefork children (other
 // processes). A load generator in the same process subtracts it from the
 // process's CPU to judge its own share.
-func (s *Server) InProcessCPU() time.Duration {
+func (s *server) InProcessCPU() time.Duration {
 	s.mu.Lock()
 	rt, children := s.rt, s.children
 	s.mu.Unlock()
@@ -169,7 +192,7 @@ func (s *Server) InProcessCPU() time.Duration {
 // slow_callbacks, queue_wait_ms, service_ms (means per request) and
 // processes.
 func (st Stats) Row() frame.Row {
-	return frame.Row{
+	r := frame.Row{
 		"cpu_s":               st.CPUSeconds,
 		"rss_mb":              st.PeakRSSMB,
 		"gil_wait_ms":         ms(st.GILWait),
@@ -181,6 +204,12 @@ func (st Stats) Row() frame.Row {
 		"service_ms":          ms(st.Service),
 		"processes":           st.Processes,
 	}
+	for _, c := range st.Unmeasured {
+		if _, ok := r[c]; ok {
+			r[c] = math.NaN()
+		}
+	}
+	return r
 }
 
 // ServerColumns is the order of the columns Stats.Row produces.

@@ -1,223 +1,138 @@
-// Package strategy runs HTTP servers under the lab's concurrency strategies:
-// the Python model (uvicorn/FastAPI and gunicorn/Flask, built on
-// bench/pymodel, with gunicorn-style prefork workers as real processes) and
-// Go-native ones (a goroutine per request, bounded by a semaphore, serial, a
-// process pool). Every server does a workload — a list of pymodel steps — per
-// request, answers /health, and reports server-side measures.
+// Package strategy runs HTTP servers under the lab's concurrency strategies.
+// A Strategy is a typed configuration of one family, one file per family:
 //
-// A Strategy is a plain value: Preset returns the named rows of the source
+//	python.go         Python: the modelled interpreter (CPUs, executors, GIL)
+//	uvicorn.go        Uvicorn: uvicorn + FastAPI, an event loop, def handlers on AnyIO's limiter
+//	gunicorn.go       Gunicorn: gunicorn's gthread workers running Flask
+//	gonative.go       Goroutines, Bounded, Serial: Go's net/http
+//	goprocesspool.go  GoProcessPool: Go handing portable steps to worker processes
+//	external.go       External: a server the user runs, by its loopback URL
+//
+// The real-CPython family (the sources' own apps) lives in bench/cpython.
+// Every family validates itself (Validate names what is wrong), labels its
+// row (Label) and starts a Server (Start). The lab's own families serve a
+// workload — a list of pymodel steps — per request, answer HealthPath, and
+// report server-side measures (Stats, ServerColumns); the Python families run
+// on bench/pymodel, with gunicorn-style prefork workers as real processes.
+//
+// A strategy is a plain value: Preset returns the named rows of the source
 // experiments ("sync", "asyncio", "/async-block", "flask 1w x 5t",
-// "goroutines", ...) and a notebook cell can print and change one before
-// passing it to New.
+// "goroutines", ...) and a notebook cell can print one, change a field of
+// its family's type and Start it (or hand it to bench.Run).
 //
 // Binaries that run prefork or process-pool strategies must call
 // pymodel.WorkerMain first (see bench/pymodel).
 package strategy
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/bench/trace"
 )
 
-// Strategy kinds.
-const (
-	// Uvicorn is uvicorn running FastAPI/Starlette: an event loop, def
-	// handlers on AnyIO's limiter (Threads tokens), async handlers on the
-	// loop; Workers > 1 forks that many worker processes.
-	Uvicorn = "uvicorn"
-	// Gunicorn is gunicorn's gthread worker running Flask: Workers
-	// processes of Threads threads each, no event loop.
-	Gunicorn = "gunicorn"
-	// Goroutines is Go's net/http: a goroutine per request, no GIL.
-	Goroutines = "goroutines"
-	// Bounded is goroutines bounded by a semaphore of Limit.
-	Bounded = "bounded"
-	// Serial handles one request at a time.
-	Serial = "serial"
-	// GoProcessPool runs every portable step in a pool of worker
-	// processes (ProcessWorkers, default one per CPU).
-	GoProcessPool = "goprocesspool"
-)
-
-// Strategy describes how a server schedules its requests. The zero values of
-// the size fields mean the Python or Go default.
-type Strategy struct {
-	Name string // the row label
-	Kind string // Uvicorn, Gunicorn, Goroutines, Bounded, Serial or GoProcessPool
-
-	// Python model.
-	Workers int  // worker processes (prefork); 0 means 1
-	Threads int  // uvicorn limiter tokens (0: 40) or gthread threads (0: 1)
-	Async   bool // async def handler (uvicorn only)
-	// CPUCall and IOCall say how the handler calls a CPU or an I/O step
-	// whose own Call is empty ("" means block).
-	CPUCall pymodel.Call
-	IOCall  pymodel.Call
-	// CPUs is the modelled os.cpu_count(): 0 means this machine's.
-	CPUs           int
-	Executor       int           // asyncio default executor; 0: min(32, CPUs+4)
-	ThreadExecutor int           // the app's ThreadPoolExecutor(); 0: min(32, CPUs+4)
-	ProcessWorkers int           // ProcessPoolExecutor() or Go pool size; 0: CPUs
-	SwitchInterval time.Duration // 0: 5 ms
-	FreeThreaded   bool          // no GIL
-	SlowCallback   time.Duration // 0: 100 ms; negative: no warnings
-
-	// Go-native.
-	Limit int // Bounded's semaphore size
+// Strategy is one way of serving requests: a typed configuration of one
+// family (Uvicorn, Gunicorn, Goroutines, Bounded, Serial, GoProcessPool,
+// External, bench/cpython's Real).
+type Strategy interface {
+	// Label is the row label ("sync", "/async-block", "gunicorn 2w x 5t",
+	// "real /sync-sleep").
+	Label() string
+	// Validate reports a configuration that cannot run, naming what is
+	// wrong.
+	Validate() error
+	// Start starts a server for w (families that do not run the lab's
+	// workload — real CPython apps, a URL the user brings — ignore w) and
+	// returns once it is ready. The caller must Close it; the lab's own
+	// families also close when ctx is cancelled.
+	Start(ctx context.Context, w pymodel.Workload, o StartOptions) (Server, error)
 }
 
-// IsPython reports whether the strategy runs on the Python model.
-func (s Strategy) IsPython() bool { return s.Kind == Uvicorn || s.Kind == Gunicorn }
-
-// Validate reports a strategy that cannot run, naming what is wrong.
-func (s Strategy) Validate() error {
-	switch s.Kind {
-	case Uvicorn, Gunicorn, Goroutines, Serial, GoProcessPool:
-	case Bounded:
-		if s.Limit <= 0 {
-			return fmt.Errorf("strategy %q: bounded needs a positive Limit, got %d", s.Name, s.Limit)
-		}
-	case "":
-		return fmt.Errorf("strategy %q: no kind", s.Name)
-	default:
-		return fmt.Errorf("strategy %q: unknown kind %q (want %s)", s.Name, s.Kind, strings.Join(Kinds(), ", "))
-	}
-	for _, f := range []struct {
-		name string
-		v    int
-	}{{"Workers", s.Workers}, {"Threads", s.Threads}, {"CPUs", s.CPUs}, {"Executor", s.Executor}, {"ThreadExecutor", s.ThreadExecutor}, {"ProcessWorkers", s.ProcessWorkers}, {"Limit", s.Limit}} {
-		if f.v < 0 {
-			return fmt.Errorf("strategy %q: %s must not be negative, got %d", s.Name, f.name, f.v)
-		}
-	}
-	if s.SwitchInterval < 0 {
-		return fmt.Errorf("strategy %q: SwitchInterval must not be negative, got %v", s.Name, s.SwitchInterval)
-	}
-	if s.Async && s.Kind != Uvicorn {
-		return fmt.Errorf("strategy %q: async handlers need kind %q, not %q", s.Name, Uvicorn, s.Kind)
-	}
-	for _, c := range []pymodel.Call{s.CPUCall, s.IOCall} {
-		if _, err := pymodel.ParseCall(string(c)); err != nil {
-			return fmt.Errorf("strategy %q: %w", s.Name, err)
-		}
-	}
-	return nil
+// StartOptions tune a server's start. The zero value is 127.0.0.1:0, no
+// trace.
+type StartOptions struct {
+	Addr        string // "" means 127.0.0.1:0
+	TraceEvents int    // > 0: record up to that many trace events per process
 }
 
-// Kinds lists the strategy kinds.
-func Kinds() []string {
-	return []string{Uvicorn, Gunicorn, Goroutines, Bounded, Serial, GoProcessPool}
+// Server is a started strategy server.
+type Server interface {
+	// URL is the base URL, e.g. http://127.0.0.1:38121.
+	URL() string
+	// Stats are the server's own measures so far (ServerColumns), NaN in
+	// Row where it cannot measure (Stats.Unmeasured). Read them before
+	// Close: worker processes are asked while they live.
+	Stats() Stats
+	// Trace is what the server has traced so far; an empty snapshot when
+	// not traced or not traceable. Read it before Close.
+	Trace() (trace.Snapshot, error)
+	// Close stops the server and everything it started, and waits for
+	// them. Safe to call twice.
+	Close() error
 }
 
-// String describes the strategy in one line.
-func (s Strategy) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s", s.Name, s.Kind)
-	if s.IsPython() {
-		w := s.Workers
-		if w == 0 {
-			w = 1
-		}
-		fmt.Fprintf(&b, " %dw", w)
-		if s.Threads > 0 {
-			fmt.Fprintf(&b, " x %dt", s.Threads)
-		}
-		if s.Async {
-			b.WriteString(", async def")
-		} else {
-			b.WriteString(", def")
-		}
-		if s.CPUCall != "" {
-			fmt.Fprintf(&b, ", cpu %s", s.CPUCall)
-		}
-		if s.IOCall != "" {
-			fmt.Fprintf(&b, ", io %s", s.IOCall)
-		}
-		if s.CPUs > 0 {
-			fmt.Fprintf(&b, ", %d CPUs", s.CPUs)
-		}
-		if s.FreeThreaded {
-			b.WriteString(", free-threaded")
-		}
-	}
-	if s.Kind == Bounded {
-		fmt.Fprintf(&b, " %d", s.Limit)
-	}
-	return b.String()
-}
-
-// resolve returns the steps with each empty Call set from the strategy.
-func (s Strategy) resolve(steps []pymodel.Step) []pymodel.Step {
-	out := make([]pymodel.Step, len(steps))
-	for i, st := range steps {
-		if st.Call == "" {
-			if st.IsIO() {
-				st.Call = s.IOCall
-			} else {
-				st.Call = s.CPUCall
-			}
-		}
-		if st.Call == "" {
-			st.Call = pymodel.Block
-		}
-		out[i] = st
-	}
-	return out
+// RunsWorkload reports whether s serves the lab's workload (the families of
+// this package except External); bench.Run validates the workload only for
+// those.
+func RunsWorkload(s Strategy) bool {
+	_, ok := s.(interface{ spec() spec })
+	return ok
 }
 
 var presets = []Strategy{
 	// Source 000: the image upload handler in four styles.
-	{Name: "sync", Kind: Uvicorn},
-	{Name: "asyncio", Kind: Uvicorn, Async: true, IOCall: pymodel.Await},
-	{Name: "ThreadPool", Kind: Uvicorn, Async: true, CPUCall: pymodel.ThreadExecutor, IOCall: pymodel.ThreadExecutor},
-	{Name: "ProcessPool", Kind: Uvicorn, Async: true, CPUCall: pymodel.ProcessExecutor, IOCall: pymodel.Block},
+	Uvicorn{Name: "sync"},
+	Uvicorn{Name: "asyncio", Async: true, IOCall: pymodel.Await},
+	Uvicorn{Name: "ThreadPool", Async: true, CPUCall: pymodel.ThreadExecutor, IOCall: pymodel.ThreadExecutor},
+	Uvicorn{Name: "ProcessPool", Async: true, CPUCall: pymodel.ProcessExecutor, IOCall: pymodel.Block},
 	// Source 000, chapter 2: async def handlers that print per line,
 	// through a buffered async writer, or not at all (the printer is the
-	// workload's: strategy.Print with a sync, async or none printer).
-	{Name: "/doPrint", Kind: Uvicorn, Async: true},
-	{Name: "/doPrintAsync", Kind: Uvicorn, Async: true},
-	{Name: "/dontPrint", Kind: Uvicorn, Async: true},
+	// workload's: a print step with a sync, async or none printer).
+	Uvicorn{Name: "/doPrint", Async: true},
+	Uvicorn{Name: "/doPrintAsync", Async: true},
+	Uvicorn{Name: "/dontPrint", Async: true},
 	// Source 001: FastAPI endpoints, on the source's 8-core laptop.
-	{Name: "/sync-sleep", Kind: Uvicorn, CPUs: 8},
-	{Name: "/async-block", Kind: Uvicorn, Async: true, CPUs: 8},
-	{Name: "/async-ok", Kind: Uvicorn, Async: true, IOCall: pymodel.Await, CPUs: 8},
-	{Name: "/offload", Kind: Uvicorn, Async: true, CPUCall: pymodel.ToThread, IOCall: pymodel.ToThread, CPUs: 8},
+	Uvicorn{Name: "/sync-sleep", Python: Python{CPUs: 8}},
+	Uvicorn{Name: "/async-block", Async: true, Python: Python{CPUs: 8}},
+	Uvicorn{Name: "/async-ok", Async: true, IOCall: pymodel.Await, Python: Python{CPUs: 8}},
+	Uvicorn{Name: "/offload", Async: true, CPUCall: pymodel.ToThread, IOCall: pymodel.ToThread, Python: Python{CPUs: 8}},
 	// Source 003: gunicorn workers x threads.
-	{Name: "flask 1w x 5t", Kind: Gunicorn, Workers: 1, Threads: 5},
-	{Name: "flask 1w x 10t", Kind: Gunicorn, Workers: 1, Threads: 10},
-	{Name: "flask 2w x 5t", Kind: Gunicorn, Workers: 2, Threads: 5},
-	{Name: "gunicorn 2w x 5t", Kind: Gunicorn, Workers: 2, Threads: 5},
-	{Name: "fastapi 1w", Kind: Uvicorn, Workers: 1},
-	{Name: "fastapi 2w", Kind: Uvicorn, Workers: 2},
+	Gunicorn{Name: "flask 1w x 5t", Workers: 1, Threads: 5},
+	Gunicorn{Name: "flask 1w x 10t", Workers: 1, Threads: 10},
+	Gunicorn{Name: "flask 2w x 5t", Workers: 2, Threads: 5},
+	Gunicorn{Name: "gunicorn 2w x 5t", Workers: 2, Threads: 5},
+	Uvicorn{Name: "fastapi 1w", Workers: 1},
+	Uvicorn{Name: "fastapi 2w", Workers: 2},
 	// Source 004: a def handler with a sync driver (thread pool), and an
 	// async def handler awaiting an async driver.
-	{Name: "sync app", Kind: Uvicorn},
-	{Name: "async app", Kind: Uvicorn, Async: true, IOCall: pymodel.Await},
+	Uvicorn{Name: "sync app"},
+	Uvicorn{Name: "async app", Async: true, IOCall: pymodel.Await},
 	// PEP 703.
-	{Name: "free-threaded 1w x 10t", Kind: Gunicorn, Workers: 1, Threads: 10, FreeThreaded: true},
+	Gunicorn{Name: "free-threaded 1w x 10t", Workers: 1, Threads: 10, Python: Python{FreeThreaded: true}},
 	// Go-native.
-	{Name: "goroutines", Kind: Goroutines},
-	{Name: "bounded 10", Kind: Bounded, Limit: 10},
-	{Name: "serial", Kind: Serial},
-	{Name: "go process pool", Kind: GoProcessPool},
+	Goroutines{Name: "goroutines"},
+	Bounded{Name: "bounded 10", Limit: 10},
+	Serial{Name: "serial"},
+	GoProcessPool{Name: "go process pool"},
 }
 
-// Preset returns the named strategy, a copy a caller may change.
+// Preset returns the named strategy: a value of its family's type (assert
+// it, e.g. s.(strategy.Gunicorn), to change a field).
 func Preset(name string) (Strategy, error) {
 	for _, p := range presets {
-		if p.Name == name {
+		if p.Label() == name {
 			return p, nil
 		}
 	}
-	return Strategy{}, fmt.Errorf("strategy: unknown preset %q (known: %s)", name, strings.Join(PresetNames(), ", "))
+	return nil, fmt.Errorf("strategy: unknown preset %q (known: %s)", name, strings.Join(PresetNames(), ", "))
 }
 
 // MustPreset is Preset that panics on an unknown name, for literals in
-// examples and notebooks.
+// examples and tests.
 func MustPreset(name string) Strategy {
 	s, err := Preset(name)
 	if err != nil {
@@ -226,15 +141,56 @@ func MustPreset(name string) Strategy {
 	return s
 }
 
-// Presets returns copies of every preset, in the sources' order.
+// Presets returns every preset, in the sources' order.
 func Presets() []Strategy { return append([]Strategy(nil), presets...) }
 
 // PresetNames lists the preset names, sorted.
 func PresetNames() []string {
 	out := make([]string, len(presets))
 	for i, p := range presets {
-		out[i] = p.Name
+		out[i] = p.Label()
 	}
 	sort.Strings(out)
 	return out
+}
+
+// checkCalls reports a CPUCall or IOCall that is not a call name.
+func checkCalls(label string, calls ...pymodel.Call) error {
+	for _, c := range calls {
+		if _, err := pymodel.ParseCall(string(c)); err != nil {
+			return fmt.Errorf("strategy %q: %w", label, err)
+		}
+	}
+	return nil
+}
+
+// checkCounts reports the first negative count, by its field name.
+func checkCounts(label string, fields ...any) error {
+	for i := 0; i+1 < len(fields); i += 2 {
+		name, v := fields[i].(string), fields[i+1]
+		switch v := v.(type) {
+		case int:
+			if v < 0 {
+				return fmt.Errorf("strategy %q: %s must not be negative, got %d", label, name, v)
+			}
+		case time.Duration:
+			if v < 0 {
+				return fmt.Errorf("strategy %q: %s must not be negative, got %v", label, name, v)
+			}
+		}
+	}
+	return nil
+}
+
+// startSpec starts a server of the lab's own families.
+func startSpec(ctx context.Context, sp spec, w pymodel.Workload, o StartOptions) (Server, error) {
+	srv, err := newServer(sp, w)
+	if err != nil {
+		return nil, err
+	}
+	srv.addr, srv.traceEvents = o.Addr, o.TraceEvents
+	if err := srv.start(ctx); err != nil {
+		return nil, err
+	}
+	return srv, nil
 }

@@ -26,7 +26,7 @@ func cpuNow() time.Duration {
 // share of it is the largest it can be), from 8 goroutines at once, and
 // returns the CPU time the process spent meanwhile (on a shared machine a
 // steadier measure of the work than the wall clock).
-func serveN(tb testing.TB, s *Server, n int) time.Duration {
+func serveN(tb testing.TB, s *server, n int) time.Duration {
 	h := http.HandlerFunc(s.serveGo)
 	if s.rt != nil {
 		h = s.servePython
@@ -55,7 +55,7 @@ func serveN(tb testing.TB, s *Server, n int) time.Duration {
 // serveHTTP is serveN over loopback HTTP (keep-alive connections, 8 at
 // once): the CPU time includes the client's and the sockets', as a
 // throughput-bound machine pays them.
-func serveHTTP(tb testing.TB, c *http.Client, s *Server, n int) time.Duration {
+func serveHTTP(tb testing.TB, c *http.Client, s *server, n int) time.Duration {
 	var wg sync.WaitGroup
 	per := n / 8
 	begin := cpuNow()
@@ -78,19 +78,19 @@ func serveHTTP(tb testing.TB, c *http.Client, s *Server, n int) time.Duration {
 	return cpuNow() - begin
 }
 
-func startServer(tb testing.TB, name string, traced bool) *Server {
+func startServer(tb testing.TB, name string, traced bool) *server {
 	st, err := Preset(name)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := New(st, pymodel.Workload{Name: "none"})
+	s, err := newServer(st.(interface{ spec() spec }).spec(), pymodel.Workload{Name: "none"})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	if traced {
-		s.TraceEvents = 1 << 30 // never full: every request pays
+		s.traceEvents = 1 << 30 // never full: every request pays
 	}
-	if err := s.Start(context.Background()); err != nil {
+	if err := s.start(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { s.Close() })
@@ -118,7 +118,7 @@ func BenchmarkTraceOverheadPaired(b *testing.B) {
 				off, on := startServer(b, name, false), startServer(b, name, true)
 				serveN := serveN
 				if via == "http" {
-					serveN = func(tb testing.TB, s *Server, n int) time.Duration { return serveHTTP(tb, c, s, n) }
+					serveN = func(tb testing.TB, s *server, n int) time.Duration { return serveHTTP(tb, c, s, n) }
 				}
 				serveN(b, off, 800) // warm both
 				serveN(b, on, 800)

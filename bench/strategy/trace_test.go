@@ -12,21 +12,17 @@ import (
 )
 
 // startTraced starts s with tracing on.
-func startTraced(t testing.TB, s strategy.Strategy, w pymodel.Workload) *strategy.Server {
+func startTraced(t testing.TB, s strategy.Strategy, w pymodel.Workload) strategy.Server {
 	t.Helper()
-	srv, err := strategy.New(s, w)
+	srv, err := s.Start(context.Background(), w, strategy.StartOptions{TraceEvents: 100_000})
 	if err != nil {
-		t.Fatal(err)
-	}
-	srv.TraceEvents = 100_000
-	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
 	return srv
 }
 
-func snapshot(t testing.TB, srv *strategy.Server) trace.Snapshot {
+func snapshot(t testing.TB, srv strategy.Server) trace.Snapshot {
 	t.Helper()
 	tr, err := srv.Trace()
 	if err != nil {
@@ -44,7 +40,7 @@ func snapshot(t testing.TB, srv *strategy.Server) trace.Snapshot {
 // loaded machine cannot blur; the elapsed time only has to cover the waves.
 func TestSleepWaves(t *testing.T) {
 	t.Parallel()
-	offload2 := preset(t, "/offload")
+	offload2 := preset(t, "/offload").(strategy.Uvicorn)
 	offload2.CPUs = 2
 	cases := []struct {
 		name    string
@@ -185,15 +181,11 @@ func TestTraceOffAndCap(t *testing.T) {
 	t.Parallel()
 	off := start(t, preset(t, "/sync-sleep"), pymodel.Workload{Name: "none"})
 	burst(t, off.URL(), 5)
-	if tr, err := off.Trace(); err != nil || len(tr.Events) != 0 || off.Tracing() {
+	if tr, err := off.Trace(); err != nil || len(tr.Events) != 0 {
 		t.Errorf("untraced server: trace %d events, err %v; want none", len(tr.Events), err)
 	}
-	srv, err := strategy.New(preset(t, "/sync-sleep"), pymodel.Workload{Name: "none"})
+	srv, err := preset(t, "/sync-sleep").Start(context.Background(), pymodel.Workload{Name: "none"}, strategy.StartOptions{TraceEvents: 10})
 	if err != nil {
-		t.Fatal(err)
-	}
-	srv.TraceEvents = 10
-	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()

@@ -211,7 +211,7 @@ func Downstream(f workload.FanOut) pymodel.Step {
 
 // requestContext reads the request body: a multipart upload's file part, or
 // the raw body, attached to the context for steps that use it.
-func (s *Server) requestContext(r *http.Request) (context.Context, error) {
+func (s *server) requestContext(r *http.Request) (context.Context, error) {
 	ctx := withImageOut(r.Context(), s.images)
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
 		up, err := workload.ParseUpload(ctx, r, "")

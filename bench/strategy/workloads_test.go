@@ -205,11 +205,8 @@ func TestImageStepSavesAndCleansUp(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			tmp := t.TempDir()
 			t.Setenv("TMPDIR", tmp)
-			srv, err := strategy.New(preset(t, name), w)
+			srv, err := preset(t, name).Start(context.Background(), w, strategy.StartOptions{})
 			if err != nil {
-				t.Fatal(err)
-			}
-			if err := srv.Start(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			defer srv.Close()

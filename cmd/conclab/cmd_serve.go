@@ -66,7 +66,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	}
 	if *list {
 		ps := strategy.Presets()
-		sort.Slice(ps, func(i, j int) bool { return ps[i].Name < ps[j].Name })
+		sort.Slice(ps, func(i, j int) bool { return ps[i].Label() < ps[j].Label() })
 		for _, p := range ps {
 			fmt.Fprintln(stdout, p)
 		}
@@ -82,11 +82,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if err := checkListenAddr(ctx, *addr, *allowRemote); err != nil {
 		return 2, err
 	}
-	srv, err := strategy.NewPreset(*name, *spec)
+	st, err := strategy.Preset(*name)
 	if err != nil {
 		return 2, err
 	}
-	srv.Addr = *addr
+	w, err := pymodel.ParseWorkload(*spec)
+	if err != nil {
+		return 2, err
+	}
+	if err := st.Validate(); err != nil {
+		return 2, err
+	}
+	so := strategy.StartOptions{Addr: *addr}
 	var traceOut *os.File
 	traceWritten := false
 	if *traceFile != "" {
@@ -106,25 +113,26 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 				}
 			}()
 		}
-		srv.TraceEvents = trace.DefaultCap
+		so.TraceEvents = trace.DefaultCap
 	}
 	// Started without ctx so the figures can still be read after Ctrl-C.
-	if err := srv.Start(context.Background()); err != nil {
+	srv, err := st.Start(context.Background(), w, so)
+	if err != nil {
 		return 1, err
 	}
 	defer srv.Close()
-	fmt.Fprintf(stdout, "serving %s with workload %s on %s\n", srv.Strategy(), srv.Workload(), srv.URL())
+	fmt.Fprintf(stdout, "serving %s with workload %s on %s\n", st, w, srv.URL())
 	fmt.Fprintln(stdout, "press Ctrl-C to stop")
 	<-ctx.Done()
-	st := srv.Stats()
+	stats := srv.Stats()
 	fmt.Fprintf(stdout, "served %d requests (%d errors); cpu %.2fs, queue wait %v, service %v, loop blocked %v, GIL wait %v\n",
-		st.Requests, st.Errors, st.CPUSeconds, st.QueueWait, st.Service, st.LoopBlocked, st.GILWait)
-	if len(st.Warnings) > 0 {
-		fmt.Fprintln(stdout, strings.Join(st.Warnings, "\n"))
+		stats.Requests, stats.Errors, stats.CPUSeconds, stats.QueueWait, stats.Service, stats.LoopBlocked, stats.GILWait)
+	if len(stats.Warnings) > 0 {
+		fmt.Fprintln(stdout, strings.Join(stats.Warnings, "\n"))
 	}
 	if *traceFile != "" {
 		traceWritten = true // written, or failed after the run: keep what is there
-		if err := writeServeTrace(traceOut, srv, stdout); err != nil {
+		if err := writeServeTrace(traceOut, st.Label(), srv, stdout); err != nil {
 			srv.Close()
 			return 1, err
 		}
@@ -179,7 +187,7 @@ func checkListenAddr(ctx context.Context, addr string, allowRemote bool) error {
 
 // writeServeTrace writes the server's trace to f and closes it (before
 // Close: prefork workers are asked for theirs while they live).
-func writeServeTrace(f *os.File, srv *strategy.Server, stdout io.Writer) error {
+func writeServeTrace(f *os.File, label string, srv strategy.Server, stdout io.Writer) error {
 	path := f.Name()
 	tr, err := srv.Trace()
 	if err != nil {
@@ -190,7 +198,7 @@ func writeServeTrace(f *os.File, srv *strategy.Server, stdout io.Writer) error {
 		f.Close()
 		return fmt.Errorf("--trace %s: %w", path, err)
 	}
-	err = trace.WriteChrome(f, trace.Process{Name: srv.Strategy().Name, Events: tr.Events, Dropped: tr.Dropped})
+	err = trace.WriteChrome(f, trace.Process{Name: label, Events: tr.Events, Dropped: tr.Dropped})
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

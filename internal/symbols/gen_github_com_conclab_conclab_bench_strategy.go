@@ -3,7 +3,10 @@
 package symbols
 
 import (
+	"context"
+	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
+	"github.com/conclab/conclab/bench/trace"
 	"go/constant"
 	"go/token"
 	"reflect"
@@ -12,34 +15,79 @@ import (
 func init() {
 	Symbols["github.com/conclab/conclab/bench/strategy/strategy"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Bounded":         reflect.ValueOf(constant.MakeFromLiteral("\"bounded\"", token.STRING, 0)),
 		"DBInsert":        reflect.ValueOf(strategy.DBInsert),
 		"DBInsertField":   reflect.ValueOf(strategy.DBInsertField),
 		"Downstream":      reflect.ValueOf(strategy.Downstream),
-		"GoProcessPool":   reflect.ValueOf(constant.MakeFromLiteral("\"goprocesspool\"", token.STRING, 0)),
-		"Goroutines":      reflect.ValueOf(constant.MakeFromLiteral("\"goroutines\"", token.STRING, 0)),
-		"Gunicorn":        reflect.ValueOf(constant.MakeFromLiteral("\"gunicorn\"", token.STRING, 0)),
 		"HeaderQueueMs":   reflect.ValueOf(constant.MakeFromLiteral("\"X-Queue-Ms\"", token.STRING, 0)),
 		"HeaderServiceMs": reflect.ValueOf(constant.MakeFromLiteral("\"X-Service-Ms\"", token.STRING, 0)),
 		"HealthPath":      reflect.ValueOf(constant.MakeFromLiteral("\"/health\"", token.STRING, 0)),
 		"Image":           reflect.ValueOf(strategy.Image),
 		"KindImage":       reflect.ValueOf(constant.MakeFromLiteral("\"image\"", token.STRING, 0)),
-		"Kinds":           reflect.ValueOf(strategy.Kinds),
 		"MustPreset":      reflect.ValueOf(strategy.MustPreset),
-		"New":             reflect.ValueOf(strategy.New),
-		"NewPreset":       reflect.ValueOf(strategy.NewPreset),
 		"Preset":          reflect.ValueOf(strategy.Preset),
 		"PresetNames":     reflect.ValueOf(strategy.PresetNames),
 		"Presets":         reflect.ValueOf(strategy.Presets),
 		"Print":           reflect.ValueOf(strategy.Print),
-		"Serial":          reflect.ValueOf(constant.MakeFromLiteral("\"serial\"", token.STRING, 0)),
+		"RunsWorkload":    reflect.ValueOf(strategy.RunsWorkload),
 		"ServerColumns":   reflect.ValueOf(&strategy.ServerColumns).Elem(),
-		"Uvicorn":         reflect.ValueOf(constant.MakeFromLiteral("\"uvicorn\"", token.STRING, 0)),
 		"WorkerCommand":   reflect.ValueOf(&strategy.WorkerCommand).Elem(),
 
 		// type definitions
-		"Server":   reflect.ValueOf((*strategy.Server)(nil)),
-		"Stats":    reflect.ValueOf((*strategy.Stats)(nil)),
-		"Strategy": reflect.ValueOf((*strategy.Strategy)(nil)),
+		"Bounded":       reflect.ValueOf((*strategy.Bounded)(nil)),
+		"External":      reflect.ValueOf((*strategy.External)(nil)),
+		"GoProcessPool": reflect.ValueOf((*strategy.GoProcessPool)(nil)),
+		"Goroutines":    reflect.ValueOf((*strategy.Goroutines)(nil)),
+		"Gunicorn":      reflect.ValueOf((*strategy.Gunicorn)(nil)),
+		"Python":        reflect.ValueOf((*strategy.Python)(nil)),
+		"Serial":        reflect.ValueOf((*strategy.Serial)(nil)),
+		"Server":        reflect.ValueOf((*strategy.Server)(nil)),
+		"StartOptions":  reflect.ValueOf((*strategy.StartOptions)(nil)),
+		"Stats":         reflect.ValueOf((*strategy.Stats)(nil)),
+		"Strategy":      reflect.ValueOf((*strategy.Strategy)(nil)),
+		"Uvicorn":       reflect.ValueOf((*strategy.Uvicorn)(nil)),
+
+		// interface wrapper definitions
+		"_Server":   reflect.ValueOf((*_github_com_conclab_conclab_bench_strategy_Server)(nil)),
+		"_Strategy": reflect.ValueOf((*_github_com_conclab_conclab_bench_strategy_Strategy)(nil)),
 	}
+}
+
+// _github_com_conclab_conclab_bench_strategy_Server is an interface wrapper for Server type
+type _github_com_conclab_conclab_bench_strategy_Server struct {
+	IValue interface{}
+	WClose func() error
+	WStats func() strategy.Stats
+	WTrace func() (trace.Snapshot, error)
+	WURL   func() string
+}
+
+func (W _github_com_conclab_conclab_bench_strategy_Server) Close() error {
+	return W.WClose()
+}
+func (W _github_com_conclab_conclab_bench_strategy_Server) Stats() strategy.Stats {
+	return W.WStats()
+}
+func (W _github_com_conclab_conclab_bench_strategy_Server) Trace() (trace.Snapshot, error) {
+	return W.WTrace()
+}
+func (W _github_com_conclab_conclab_bench_strategy_Server) URL() string {
+	return W.WURL()
+}
+
+// _github_com_conclab_conclab_bench_strategy_Strategy is an interface wrapper for Strategy type
+type _github_com_conclab_conclab_bench_strategy_Strategy struct {
+	IValue    interface{}
+	WLabel    func() string
+	WStart    func(ctx context.Context, w pymodel.Workload, o strategy.StartOptions) (strategy.Server, error)
+	WValidate func() error
+}
+
+func (W _github_com_conclab_conclab_bench_strategy_Strategy) Label() string {
+	return W.WLabel()
+}
+func (W _github_com_conclab_conclab_bench_strategy_Strategy) Start(ctx context.Context, w pymodel.Workload, o strategy.StartOptions) (strategy.Server, error) {
+	return W.WStart(ctx, w, o)
+}
+func (W _github_com_conclab_conclab_bench_strategy_Strategy) Validate() error {
+	return W.WValidate()
 }

@@ -571,12 +571,9 @@ lab, perr := bench.Preset("goroutines")
 if perr != nil {
 	panic(perr)
 }
-labSrv, nerr := strategy.New(lab, bench.Steps(bench.Sleep(time.Millisecond)))
+labSrv, nerr := lab.Start(context.Background(), bench.Steps(bench.Sleep(time.Millisecond)), strategy.StartOptions{})
 if nerr != nil {
 	panic(nerr)
-}
-if err := labSrv.Start(context.Background()); err != nil {
-	panic(err)
 }`)
 	t.Cleanup(func() { _, _ = s.Eval(context.Background(), "srv.Close()\nlabSrv.Close()") })
 	get := func(expr string) string {
