@@ -1,9 +1,13 @@
 package lab_test
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"time"
 
+	"github.com/conclab/conclab/bench/cpython"
+	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/lab"
 )
 
@@ -64,4 +68,58 @@ func ExampleCheck() {
 	// ratio    1.04       0.9 … 1.10     true
 	// order    1 vs 2     first < second true
 	// in order false      true           false
+}
+
+// Agree pairs model rows "X" with real rows "real X" of a summary and
+// gives each pair and metric a verdict.
+func ExampleAgree() {
+	f := frame.New("summary")
+	_ = f.AddColumn("strategy", frame.Label)
+	for _, r := range []frame.Row{
+		{"strategy": "/async-block", "elapsed_s": 10.0}, {"strategy": "real /async-block", "elapsed_s": 10.4},
+		{"strategy": "/async-ok", "elapsed_s": 1.0}, {"strategy": "real /async-ok", "elapsed_s": 1.3},
+	} {
+		f.MustAppend(r)
+	}
+	a, err := lab.Agree("source 001", f, 0.10, "elapsed_s")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(a.Line())
+	fmt.Println(a.Frame.Texts("verdict"))
+	fmt.Println(a.Err())
+	// Output:
+	// 1 of 2 agree within ±10 %
+	// [agrees: elapsed_s model 10, real 10.40 (+4 %), within ±10 % disagrees: elapsed_s model 1, real 1.30 (+30 %), beyond ±10 %]
+	// source 001: model and real CPython disagree beyond ±10 % on /async-ok elapsed_s (1 of 2 agree within ±10 %)
+}
+
+// ModelVsReal runs one experiment holding model and real strategies (here
+// source 001's) and shows the verdicts; it fails when a row disagrees and
+// skips (nil, nil) without real CPython.
+func ExampleModelVsReal() {
+	a, err := lab.ModelVsReal(context.Background(), cpython.Experiment001(time.Second, 10, cpython.Options{}), cpython.SleepTolerance, "elapsed_s")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if a != nil {
+		fmt.Println(a.Line())
+	}
+}
+
+// ModelVsRealOf takes a comparison that is not one bench.Run: source 002's
+// clients, modelled and real.
+func ExampleModelVsRealOf() {
+	a, err := lab.ModelVsRealOf(context.Background(), "source 002", func(ctx context.Context) (*frame.Frame, error) {
+		return cpython.Versus002(ctx, cpython.Options{}, 200*time.Millisecond, cpython.Clients002(100))
+	}, cpython.SleepTolerance, "elapsed_s")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if a != nil {
+		fmt.Println(a.Line())
+	}
 }
