@@ -43,4 +43,3 @@ func startServer(t *testing.T, app App) *Server {
 	})
 	return srv
 }
-

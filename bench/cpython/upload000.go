@@ -77,7 +77,7 @@ type Options000Upload struct {
 	ImageSize ImageSize
 	// VUs, Duration and Think are k6's (0: 20, 10 s, 1 s; a negative
 	// Think means none).
-	VUs            int
+	VUs             int
 	Duration, Think time.Duration
 	// Strategies are the rows by the source's names (nil: Strategies000).
 	Strategies []string
