@@ -123,3 +123,28 @@ func ExampleModelVsRealOf() {
 		fmt.Println(a.Line())
 	}
 }
+
+// Slowest names the slowest of some rows, for a Shape check on the order
+// the source found.
+func ExampleSlowest() {
+	f := frame.New("summary")
+	_ = f.AddColumn("strategy", frame.Label)
+	for _, r := range []frame.Row{
+		{"strategy": "/doPrint", "avg_ms": 9.0}, {"strategy": "real /doPrint", "avg_ms": 40.0},
+		{"strategy": "/dontPrint", "avg_ms": 1.0}, {"strategy": "real /dontPrint", "avg_ms": 12.0},
+	} {
+		f.MustAppend(r)
+	}
+	err := lab.Shape("source 000 print",
+		lab.Equal("slowest on the model", lab.Slowest(f, "avg_ms", "/doPrint", "/dontPrint"), "/doPrint"),
+		lab.Equal("slowest for real", lab.Slowest(f, "avg_ms", "real /doPrint", "real /dontPrint"), "real /doPrint"),
+	)
+	fmt.Println(err)
+	// Output:
+	// source 000 print
+	// check                 got            want           holds
+	// slowest on the model  /doPrint       /doPrint           1
+	// slowest for real      real /doPrint  real /doPrint      1
+	// 2 of 2 checks hold
+	// <nil>
+}

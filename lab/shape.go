@@ -132,3 +132,24 @@ func Shape(title string, checks ...Check) error {
 	}
 	return nil
 }
+
+// Slowest returns, among the rows of f labelled (strategy column) by one of
+// labels, the label whose col is largest — "which endpoint is slowest?"
+// for a Shape check — or "" when none of them is in f with a number there.
+func Slowest(f *frame.Frame, col string, labels ...string) string {
+	best, worst := "", math.Inf(-1)
+	if f == nil || !f.Has("strategy") || !f.Has(col) {
+		return ""
+	}
+	for i := 0; i < f.Len(); i++ {
+		l := f.Text("strategy", i)
+		for _, want := range labels {
+			if l == want {
+				if v := f.Float(col, i); !math.IsNaN(v) && v > worst {
+					best, worst = l, v
+				}
+			}
+		}
+	}
+	return best
+}

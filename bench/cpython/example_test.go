@@ -208,3 +208,23 @@ func ExampleCalibrate() {
 	}
 	fmt.Println(cal.Frame())
 }
+
+// Model000 runs source 000's upload on the model of the source's own
+// machine: 8 CPUs, 100 ms an image, k6's 20 VUs with sleep(1).
+func ExampleModel000() {
+	e, err := cpython.Model000(cpython.SourceMachine(0.2), 20, 10*time.Second, time.Second)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(e.Load)
+	for _, s := range e.Strategies {
+		fmt.Println(s.Label(), e.Workloads[s.Label()].Label())
+	}
+	// Output:
+	// 20 VUs 10s think 1s
+	// sync upload_sync
+	// asyncio upload_asyncio
+	// ThreadPool upload_threadpool
+	// ProcessPool upload_processpool
+}

@@ -86,3 +86,31 @@ func TestExperiment000Upload(t *testing.T) {
 		t.Errorf("UploadImage again = %q, %v; want the cached %q", path, err, e.Request.Files[0].Path)
 	}
 }
+
+// The source's machine on the model: one row per upload strategy, every
+// request answered; bad settings refused.
+func TestModel000(t *testing.T) {
+	e, err := Model000(SourceMachine(0.2), 2, 500*time.Millisecond, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := bench.Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	if got := strings.Join(s.Texts("strategy"), ","); got != strings.Join(Strategies000, ",") {
+		t.Errorf("rows %s", got)
+	}
+	for i := 0; i < s.Len(); i++ {
+		if s.Float("count", i) < 1 || s.Float("errors", i) != 0 {
+			t.Errorf("%s: count %v errors %v", s.Text("strategy", i), s.Float("count", i), s.Float("errors", i))
+		}
+	}
+	if _, err := Model000(SourceMachine(0), 0, time.Second, 0); err == nil {
+		t.Error("zero VUs: no error")
+	}
+	if _, _, err := Model000Upload("sync", nil); err == nil {
+		t.Error("nil calibration: no error")
+	}
+}

@@ -86,14 +86,44 @@ type Options000Upload struct {
 }
 
 // Model000Upload is the model strategy of one of source 000's upload
-// strategies ("sync", "asyncio", "ThreadPool", "ProcessPool") and its
-// workload with cal's costs (Calibration.Handlers000).
+// strategies ("sync", "asyncio", "ThreadPool", "ProcessPool") on cal's
+// machine (its CPU count sizes the pools) and its workload with cal's
+// costs (Calibration.Handlers000).
 func Model000Upload(name string, cal *Calibration) (strategy.Strategy, pymodel.Workload, error) {
+	if cal == nil {
+		return nil, pymodel.Workload{}, fmt.Errorf("cpython: Model000Upload %q: nil calibration (Calibrate, or SourceMachine)", name)
+	}
 	h, ok := cal.Handlers000()[name]
 	if !ok {
 		return nil, pymodel.Workload{}, fmt.Errorf("cpython: unknown source-000 upload strategy %q (want one of %v)", name, Strategies000)
 	}
-	return strategy.Uvicorn{Name: name, Async: h.Async}, pymodel.Workload{Name: h.Name, Steps: h.Steps}, nil
+	return strategy.Uvicorn{Name: name, Async: h.Async, Python: strategy.Python{CPUs: cal.CPUs}},
+		pymodel.Workload{Name: h.Name, Steps: h.Steps}, nil
+}
+
+// Model000 is source 000's upload on the model only, with cal's machine
+// and costs — SourceMachine(share) is the source's M1 laptop — under k6's
+// closed VUs (vus, duration, think as Options000Upload's; the request
+// carries no file: the model's costs are the calibration's). Every
+// strategy of Strategies000, in the source's order.
+func Model000(cal *Calibration, vus int, duration, think time.Duration) (bench.Experiment, error) {
+	if vus <= 0 || duration <= 0 || think < 0 {
+		return bench.Experiment{}, fmt.Errorf("cpython: Model000: need vus and duration positive and think not negative, got %d, %v, %v", vus, duration, think)
+	}
+	e := bench.Experiment{
+		Name:      fmt.Sprintf("source 000 upload on the model of %s: %d VUs, %v, think %v", cal.Machine, vus, duration, think),
+		Workloads: map[string]pymodel.Workload{},
+		Load:      load.Closed{VUs: vus, Duration: duration, Think: think},
+	}
+	for _, name := range Strategies000 {
+		m, w, err := Model000Upload(name, cal)
+		if err != nil {
+			return bench.Experiment{}, err
+		}
+		e.Workloads[name] = w
+		e.Strategies = append(e.Strategies, m)
+	}
+	return e, nil
 }
 
 // Experiment000Upload is source 000's upload, model vs real: for each

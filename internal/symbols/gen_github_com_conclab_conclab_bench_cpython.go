@@ -57,6 +57,7 @@ func init() {
 		"Label004":            reflect.ValueOf(cpython.Label004),
 		"ModeCPU":             reflect.ValueOf(constant.MakeFromLiteral("\"cpu\"", token.STRING, 0)),
 		"ModeIO":              reflect.ValueOf(constant.MakeFromLiteral("\"io\"", token.STRING, 0)),
+		"Model000":            reflect.ValueOf(cpython.Model000),
 		"Model000Upload":      reflect.ValueOf(cpython.Model000Upload),
 		"Model001":            reflect.ValueOf(cpython.Model001),
 		"Model002":            reflect.ValueOf(cpython.Model002),

@@ -20,6 +20,7 @@ func init() {
 		"ModelVsReal":   reflect.ValueOf(lab.ModelVsReal),
 		"ModelVsRealOf": reflect.ValueOf(lab.ModelVsRealOf),
 		"Shape":         reflect.ValueOf(lab.Shape),
+		"Slowest":       reflect.ValueOf(lab.Slowest),
 		"True":          reflect.ValueOf(lab.True),
 
 		// type definitions
