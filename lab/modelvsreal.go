@@ -38,14 +38,21 @@ type Agreement struct {
 	Result  *bench.Result
 }
 
-// Line is the one-sentence answer: "N of M agree within ±X %".
+// Line is the one-sentence answer: "N of M agree within ±X %" ("skipped"
+// on the nil Agreement of a skipped comparison).
 func (a *Agreement) Line() string {
+	if a == nil {
+		return "skipped"
+	}
 	return fmt.Sprintf("%d of %d agree within ±%s %%", a.Agree, a.Total, frame.FormatNumber(a.Tolerance*100))
 }
 
 // Disagreeing lists "X metric" for each row that does not agree.
 func (a *Agreement) Disagreeing() []string {
 	var out []string
+	if a == nil {
+		return nil
+	}
 	for i := 0; i < a.Frame.Len(); i++ {
 		if a.Frame.Float("agree", i) != 1 {
 			out = append(out, a.Frame.Text("strategy", i)+" "+a.Frame.Text("metric", i))
@@ -54,8 +61,8 @@ func (a *Agreement) Disagreeing() []string {
 	return out
 }
 
-// Err is nil when every row agrees, else an error naming the rows that do
-// not, with the line.
+// Err is nil when every row agrees (or a is nil: skipped), else an error
+// naming the rows that do not, with the line.
 func (a *Agreement) Err() error {
 	if d := a.Disagreeing(); len(d) > 0 {
 		return fmt.Errorf("%s: model and real CPython disagree beyond ±%s %% on %s (%s)",

@@ -91,6 +91,9 @@ func TestModelVsRealRefusesAndSkips(t *testing.T) {
 	if a != nil || err != nil {
 		t.Errorf("unavailable CPython: %v, %v; want nil, nil (skipped)", a, err)
 	}
+	if a.Line() != "skipped" || a.Err() != nil || a.Disagreeing() != nil {
+		t.Errorf("nil Agreement: %q, %v, %v", a.Line(), a.Err(), a.Disagreeing())
+	}
 	a, err = ModelVsRealOf(ctx, "t", func(context.Context) (*frame.Frame, error) {
 		return nil, &cpython.MissingError{Python: "p", Modules: []string{"aiohttp"}, Debian: []string{"python3-aiohttp"}}
 	}, 0.1, "elapsed_s")
