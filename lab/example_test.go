@@ -148,3 +148,19 @@ func ExampleSlowest() {
 	// 2 of 2 checks hold
 	// <nil>
 }
+
+// Run runs an experiment read by its shape: source 000's print order on
+// the model and, where CPython is installed, for real.
+func ExampleRun() {
+	res, err := lab.Run(context.Background(), cpython.Experiment000Print(1000, 10, 2*time.Second, cpython.Options{}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s := res.Summary
+	err = lab.Shape("source 000 print",
+		lab.Equal("slowest on the model", lab.Slowest(s, "avg_ms", cpython.Endpoints000Print...), cpython.DoPrint),
+		lab.Equal("slowest for real", lab.Slowest(s, "avg_ms", "real /doPrint", "real /doPrintAsync", "real /dontPrint"), "real /doPrint"),
+	)
+	fmt.Println(err)
+}

@@ -134,3 +134,20 @@ func TestModelVsRealRuns(t *testing.T) {
 		t.Errorf("err %v with %d of %d agreeing", err, a.Agree, a.Total)
 	}
 }
+
+// Run leaves out the real strategies that cannot run and runs the model's.
+func TestRunSkipsUnavailableReal(t *testing.T) {
+	t.Parallel()
+	e := cpython.Experiment001(10*time.Millisecond, 2, cpython.Options{Python: "/no/such/python3"})
+	res, err := Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(res.Summary.Texts("strategy"), ","); got != "/sync-sleep,/async-block,/async-ok,/offload" {
+		t.Errorf("rows %s; want the model's only", got)
+	}
+	only := bench.Experiment{Strategies: []strategy.Strategy{cpython.Real{App: cpython.App001(0), Options: cpython.Options{Python: "/no/such/python3"}}}}
+	if _, err := Run(context.Background(), only); err == nil || !strings.Contains(err.Error(), "no strategy can run") {
+		t.Errorf("nothing to run: %v", err)
+	}
+}

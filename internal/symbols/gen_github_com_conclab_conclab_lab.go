@@ -19,6 +19,7 @@ func init() {
 		"Less":          reflect.ValueOf(lab.Less),
 		"ModelVsReal":   reflect.ValueOf(lab.ModelVsReal),
 		"ModelVsRealOf": reflect.ValueOf(lab.ModelVsRealOf),
+		"Run":           reflect.ValueOf(lab.Run),
 		"Shape":         reflect.ValueOf(lab.Shape),
 		"Slowest":       reflect.ValueOf(lab.Slowest),
 		"True":          reflect.ValueOf(lab.True),
