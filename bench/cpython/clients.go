@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/conclab/conclab/bench/frame"
+	"github.com/conclab/conclab/bench/metrics"
 )
 
 // Client modes of source 002.
@@ -23,53 +25,44 @@ const (
 	AiohttpClient   = "aiohttp"   // aiohttp posts, gathered
 )
 
-// clientFrame turns a client script's JSON into a one-row summary frame
+// clientFrame records a client script's requests through bench/metrics
+// (see record.go) and returns the summary frame: metrics' summary columns
+// (strategy, workload "client", load, count, errors, elapsed_s, rps, the
+// latency statistics, ...), then client, the script's own figures that it
+// printed (threads, cpu_s, rss_mb, rows, order, in_order) and error_kinds,
 // described with env.
-func clientFrame(env *Env, name, strategy, client, load string, m map[string]any) *frame.Frame {
-	var lat []float64
-	if xs, ok := m["latencies_ms"].([]any); ok {
-		for _, x := range xs {
-			if v, ok := x.(float64); ok {
-				lat = append(lat, v)
+func clientFrame(env *Env, script, name, strategy, client, load string, m map[string]any) (*frame.Frame, error) {
+	samples, kinds, err := clientRequests(script, m)
+	if err != nil {
+		return nil, err
+	}
+	el, ok := m["elapsed_s"].(float64)
+	if !ok || el < 0 {
+		return nil, fmt.Errorf("cpython: %s printed no elapsed_s", script)
+	}
+	res, err := recordClient(samples, time.Duration(el*float64(time.Second)), map[string]string{
+		metrics.LabelStrategy: strategy, metrics.LabelWorkload: "client", metrics.LabelLoad: load})
+	if err != nil {
+		return nil, err
+	}
+	f := res.Summary()
+	f.Name = name
+	f = f.With("client", client)
+	out := extend(f, func(_ int, r frame.Row) {
+		for _, k := range []string{"threads", "cpu_s", "rss_mb", "rows"} {
+			if v, ok := m[k].(float64); ok {
+				r[k] = v
 			}
 		}
-	}
-	r := latencyRow(lat)
-	r["strategy"], r["client"], r["load"] = strategy, client, load
-	num := func(k string) (float64, bool) { v, ok := m[k].(float64); return v, ok }
-	if v, ok := num("count"); ok {
-		r["count"] = v
-	}
-	if v, ok := num("errors"); ok {
-		r["errors"] = v
-	}
-	if v, ok := num("elapsed_s"); ok {
-		r["elapsed_s"] = v
-		if c, ok := num("count"); ok && v > 0 {
-			r["rps"] = c / v
+		if v, ok := m["order"].(string); ok {
+			r["order"] = v
 		}
-	}
-	for _, k := range []string{"threads", "cpu_s", "rss_mb", "rows"} {
-		if v, ok := num(k); ok {
-			r[k] = v
-		}
-	}
-	if v, ok := m["order"].(string); ok {
-		r["order"] = v
-	}
-	if v, ok := m["in_order"].(bool); ok {
-		r["in_order"] = v
-	}
-	if ks, ok := m["error_kinds"].([]any); ok && len(ks) > 0 {
-		var kinds []string
-		for _, k := range ks {
-			kinds = append(kinds, fmt.Sprint(k))
+		if v, ok := m["in_order"].(bool); ok {
+			r["in_order"] = v
 		}
 		r["error_kinds"] = strings.Join(kinds, ", ")
-	}
-	f := newSummaryFrame(name)
-	f.MustAppend(r)
-	return env.Describe(f)
+	})
+	return env.Describe(out), nil
 }
 
 func clientEnv(ctx context.Context, opts Options, mods ...string) (*Env, error) {
@@ -97,7 +90,7 @@ func Bench001(ctx context.Context, opts Options, strategy, url string, n int) (*
 	if err != nil {
 		return nil, err
 	}
-	return clientFrame(env, "source 001 bench", strategy, "httpx gather", "burst "+strconv.Itoa(n), m), nil
+	return clientFrame(env, "bench001.py", "source 001 bench", strategy, "httpx gather", "burst "+strconv.Itoa(n), m)
 }
 
 // Client002Label is the source's name for a client of source 002.
@@ -113,36 +106,37 @@ func Client002Label(mode string, workers int) string {
 	return mode
 }
 
-// Client002 runs one of source 002's health-check clients (mode Sequential,
-// Threads with workers, or AsyncIO) making n checks of url. The row adds
-// cpu_s and rss_mb of the client process.
-func Client002(ctx context.Context, opts Options, url, mode string, workers, n int) (*frame.Frame, error) {
-	if n <= 0 || n > 10000 {
-		return nil, fmt.Errorf("cpython: Client002: n must be in 1..10000, got %d", n)
+// RunClient002 runs one of source 002's health-check clients as a real
+// Python process (client002.py: requests in a loop, a ThreadPoolExecutor of
+// c.Workers, or aiohttp gathered) making c.N checks of url. The row, from
+// bench/metrics, adds cpu_s and rss_mb of the client process.
+func RunClient002(ctx context.Context, opts Options, url string, c Client002) (*frame.Frame, error) {
+	if c.N <= 0 || c.N > 10000 {
+		return nil, fmt.Errorf("cpython: RunClient002: N must be in 1..10000, got %d", c.N)
 	}
 	mods := []string{"requests"}
-	switch mode {
+	switch c.Mode {
 	case Sequential:
 	case Threads:
-		if workers <= 0 || workers > 1000 {
-			return nil, fmt.Errorf("cpython: Client002: workers must be in 1..1000, got %d", workers)
+		if c.Workers <= 0 || c.Workers > 1000 {
+			return nil, fmt.Errorf("cpython: RunClient002: workers must be in 1..1000, got %d", c.Workers)
 		}
 	case AsyncIO:
 		mods = []string{"aiohttp"}
 	default:
-		return nil, fmt.Errorf("cpython: Client002: unknown mode %q (want %q, %q or %q)", mode, Sequential, Threads, AsyncIO)
+		return nil, fmt.Errorf("cpython: RunClient002: unknown mode %q (want %q, %q or %q)", c.Mode, Sequential, Threads, AsyncIO)
 	}
 	env, err := clientEnv(ctx, opts, mods...)
 	if err != nil {
 		return nil, err
 	}
-	m, err := RunScript(ctx, opts, "client002.py", "--url", url, "--mode", mode,
-		"--workers", strconv.Itoa(max(workers, 1)), "--n", strconv.Itoa(n))
+	m, err := RunScript(ctx, opts, "client002.py", "--url", url, "--mode", c.Mode,
+		"--workers", strconv.Itoa(max(c.Workers, 1)), "--n", strconv.Itoa(c.N))
 	if err != nil {
 		return nil, err
 	}
-	label := Client002Label(mode, workers)
-	return clientFrame(env, "source 002 clients", label, label, strconv.Itoa(n)+" checks", m), nil
+	label := c.Label()
+	return clientFrame(env, "client002.py", "source 002 clients", label, label, strconv.Itoa(c.N)+" checks", m)
 }
 
 // Client004Label is the source's name for a client of source 004.
@@ -163,11 +157,6 @@ func Client004Label(mode string) string {
 // table. The row adds order (first letters in table order), in_order (1 when
 // the rows landed as sent) and rows.
 func Client004(ctx context.Context, opts Options, base, mode string, n int) (*frame.Frame, error) {
-	return client004(ctx, opts, base, mode, n, "")
-}
-
-// client004 is Client004 adding query (e.g. "delay=0") to every POST.
-func client004(ctx context.Context, opts Options, base, mode string, n int, query string) (*frame.Frame, error) {
 	if n <= 0 || n > 1000 {
 		return nil, fmt.Errorf("cpython: Client004: n must be in 1..1000, got %d", n)
 	}
@@ -183,10 +172,10 @@ func client004(ctx context.Context, opts Options, base, mode string, n int, quer
 	if err != nil {
 		return nil, err
 	}
-	m, err := RunScript(ctx, opts, "client004.py", "--base", base, "--mode", mode, "--n", strconv.Itoa(n), "--query", query)
+	m, err := RunScript(ctx, opts, "client004.py", "--base", base, "--mode", mode, "--n", strconv.Itoa(n))
 	if err != nil {
 		return nil, err
 	}
 	label := Client004Label(mode)
-	return clientFrame(env, "source 004 clients", label, label, strconv.Itoa(n)+" posts", m), nil
+	return clientFrame(env, "client004.py", "source 004 clients", label, label, strconv.Itoa(n)+" posts", m)
 }

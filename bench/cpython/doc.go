@@ -12,34 +12,37 @@
 //     and async apps inserting into a database, and its clients. Waits and
 //     sizes are parameters (App fields, query strings) so tests can scale the
 //     sources' 1 s and 10 s down.
-//   - Server: a real-CPython strategy. Start(ctx) writes the apps to a
-//     temporary directory, starts `python3 -m uvicorn` or `python3 -m
-//     gunicorn` in its own process group on a loopback socket the Go side
-//     opened (no port race), and waits until the app answers; URL() is its
-//     base URL; Close() ends the whole process group (TERM, then KILL after
-//     a grace period) and waits, and is safe to call twice. Cancelling the
-//     ctx given to Start closes the server the same way.
-//   - Clients (Bench001, Client002, Client004, RunScript): the sources'
-//     client scripts run as Python processes; their timings come back as a
-//     *frame.Frame with the Python version, package versions and CPU count
-//     in every row.
-//   - Burst and ClosedVUs: the lab's load generator (bench/load) aimed at
-//     the real apps (N requests at once; k6-style closed virtual users with
-//     think time and multipart uploads), summarised in this package's
-//     frame columns.
+//   - Real: a source's app as a strategy.Strategy, so one bench.Run holds
+//     model strategies "X" and real ones "real X", driven by the same load
+//     model through the same generator, every figure from bench/metrics.
+//     Its server measures cpu_s and rss_mb of the app's process group from
+//     /proc (NaN for the model-only columns) and, with Options.Trace, reads
+//     the app's trace middleware.
+//   - Server: what Real starts. Start(ctx) writes the apps to a temporary
+//     directory, starts `python3 -m uvicorn` or `python3 -m gunicorn` in its
+//     own process group on a loopback socket the Go side opened (no port
+//     race), and waits until the app answers; Close() ends the whole
+//     process group (TERM, then KILL after a grace period) and waits, and
+//     is safe to call twice. Cancelling the ctx given to Start closes the
+//     server the same way.
+//   - Per-source comparisons, file by source: Versus001/Experiment001,
+//     Experiment003 (Options003), Experiment000Print (PrintModel),
+//     Experiment000Upload and Model000 (upload000.go), Versus002 and
+//     Versus004 (the client-side sources, whose clients make the load);
+//     lab.ModelVsReal runs and judges them.
+//   - Clients (Bench001, RunClient002, Client004, RunScript): the sources'
+//     client scripts run as Python processes; each prints one [latency_ms,
+//     error] per request and Go records them through bench/metrics
+//     (record.go), so their columns mean what bench.Run's do.
 //   - Calibrate: real per-step costs (one Pillow convert pipeline on the 8K
 //     image and the share of it that holds the GIL, one sum of squares, one
 //     database insert) as a frame and as a Calibration whose methods build
 //     bench/pymodel steps that burn the same CPU time, holding or releasing
 //     the GIL as the real library does.
-//   - Agreement and Compare001/002/003/000Upload: the same scenario on the
-//     model and on real CPython, side by side, with the ratio, a
-//     within-tolerance flag and a verdict sentence. The model runs in process
-//     (bench/pymodel) or, with Options.ModelOverHTTP, as a bench/strategy
-//     server driven by the same client as the real app.
-//   - Presets: the references by the sources' row names ("sync",
-//     "/offload", "Flask 2w x 5t cpu", ...), each a Server plus the request
-//     a load generator sends.
+//   - Presets: the Real strategies by the sources' row names ("sync",
+//     "/offload", "Flask 2w x 5t cpu", ...).
+//
+// The package never calls the load generator: bench.Run does.
 //
 // Python is resolved as Options.Python, else $CONCLAB_PYTHON, else
 // /usr/bin/python3 (Debian's, where python3-fastapi and friends live), else

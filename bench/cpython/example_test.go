@@ -6,40 +6,137 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/conclab/conclab/bench"
 	"github.com/conclab/conclab/bench/cpython"
-	"github.com/conclab/conclab/bench/frame"
 )
 
-// The sleep arithmetic of source 001 on the source's 8-CPU laptop: 100
-// requests to /sync-sleep take three waves of AnyIO's 40 threads; /offload
-// goes through asyncio's default executor of min(32, 8+4) = 12 threads.
-func ExampleArithmetic001() {
-	for _, ep := range cpython.Endpoints001 {
-		fmt.Println(ep, cpython.Arithmetic001(ep, 100, time.Second, 8))
+// Versus001 pairs every endpoint's model with the real app: one bench.Run
+// drives both.
+func ExampleVersus001() {
+	for _, s := range cpython.Versus001(time.Second, cpython.Options{}) {
+		fmt.Println(s.Label())
 	}
 	// Output:
-	// /sync-sleep 3s
-	// /async-block 1m40s
-	// /async-ok 1s
-	// /offload 9s
+	// /sync-sleep
+	// real /sync-sleep
+	// /async-block
+	// real /async-block
+	// /async-ok
+	// real /async-ok
+	// /offload
+	// real /offload
 }
 
-// Agreement states, row by row, whether the model and the real run agree.
-func ExampleAgreement() {
-	model := frame.New("model")
-	model.MustAppend(frame.Row{"strategy": "/sync-sleep", "elapsed_s": 3.0})
-	real := frame.New("real")
-	real.MustAppend(frame.Row{"strategy": "/sync-sleep", "elapsed_s": 3.1, "elapsed_s_fixed": 0.1})
-	a, err := cpython.Agreement("model vs real", model, real, "strategy", []string{"elapsed_s"}, cpython.SleepTolerance)
+// Experiment001 is the whole comparison; bench.Run runs it (lab.ModelVsReal
+// runs it and gives the verdicts).
+func ExampleExperiment001() {
+	e := cpython.Experiment001(200*time.Millisecond, 10, cpython.Options{})
+	fmt.Println(e.Load, len(e.Strategies))
+	res, err := bench.Run(context.Background(), e)
+	if errors.Is(err, cpython.ErrUnavailable) {
+		return // no real CPython here
+	}
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(a.Text("verdict", 0))
-	fmt.Println(cpython.AllAgree(a))
+	fmt.Println(res.Summary.Texts("strategy"))
+}
+
+// A Real strategy is one source app on this machine's CPython; it goes in
+// an Experiment beside any model strategy.
+func ExampleReal() {
+	r := cpython.Real{Name: "real /async-ok", App: cpython.App001(100 * time.Millisecond), Endpoint: cpython.AsyncOK}
+	fmt.Println(r.Label(), r.RequestPath(), r.Validate())
+	// Output: real /async-ok /async-ok <nil>
+}
+
+// Experiment003 builds source 003's run for a mode: the source's servers,
+// the model beside each real one.
+func ExampleExperiment003() {
+	e, err := cpython.Experiment003(context.Background(), cpython.Options003{Mode: cpython.ModeIO, Wait: time.Second})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range e.Strategies {
+		fmt.Println(s.Label())
+	}
 	// Output:
-	// agrees: model 3, real 3.10 elapsed_s (+ 0.1 fixed cost of the real stack), within ±10 %
-	// true
+	// Flask gunicorn 1w x 5t
+	// real Flask gunicorn 1w x 5t
+	// Flask gunicorn 1w x 10t
+	// real Flask gunicorn 1w x 10t
+	// FastAPI gunicorn 1w
+	// real FastAPI gunicorn 1w
+}
+
+// Experiment000Print is the print recap; the model's printer is opened and
+// closed by each start.
+func ExampleExperiment000Print() {
+	e := cpython.Experiment000Print(100, 10, 5*time.Second, cpython.Options{})
+	fmt.Println(e.Load)
+	for _, s := range e.Strategies {
+		fmt.Println(s.Label())
+	}
+	// Output:
+	// 10 VUs 5s
+	// /doPrint
+	// real /doPrint
+	// /doPrintAsync
+	// real /doPrintAsync
+	// /dontPrint
+	// real /dontPrint
+}
+
+// Experiment000Upload needs Pillow to draw the image both sides upload.
+func ExampleExperiment000Upload() {
+	ctx := context.Background()
+	e, err := cpython.Experiment000Upload(ctx, cpython.Options000Upload{
+		Calibration: cpython.SourceMachine(0.2), ImageSize: cpython.ImageSize{Width: 640, Height: 360},
+		VUs: 4, Duration: time.Second, Think: 100 * time.Millisecond,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(e.Strategies), e.Request.Files[0].Field)
+}
+
+// Versus002 runs source 002's clients: modelled and as real Python processes.
+func ExampleVersus002() {
+	f, err := cpython.Versus002(context.Background(), cpython.Options{}, 50*time.Millisecond, cpython.Clients002(20))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(f.Texts("strategy"))
+}
+
+// Versus004 runs source 004's clients against both apps, modelled and real.
+func ExampleVersus004() {
+	f, err := cpython.Versus004(context.Background(), cpython.Options{}, nil, 20*time.Millisecond, 26)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(f.Texts("order"))
+}
+
+// Trace002 shows a pool's waves on the modelled client.
+func ExampleTrace002() {
+	f, err := cpython.Trace002(context.Background(), 20*time.Millisecond, []cpython.Client002{{Mode: cpython.Threads, Workers: 3, N: 6}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(f.Unique("strategy"))
+	// Output: [ThreadPoolExecutor 3]
+}
+
+func ExampleArithmetic001() {
+	fmt.Println(cpython.Arithmetic001(cpython.Offload, 100, time.Second, 8))
+	// Output: 9s
 }
 
 // An app is a value: a notebook can read the source it runs and change its
@@ -112,31 +209,22 @@ func ExampleCalibrate() {
 	fmt.Println(cal.Frame())
 }
 
-// Source 002's pool of 30 on the model, traced: 100 checks in four waves.
-func ExampleTrace002() {
-	f, err := cpython.Trace002(context.Background(), 100*time.Millisecond, []cpython.Case002{{Mode: cpython.Threads, Workers: 30, N: 100}})
+// Model000 runs source 000's upload on the model of the source's own
+// machine: 8 CPUs, 100 ms an image, k6's 20 VUs with sleep(1).
+func ExampleModel000() {
+	e, err := cpython.Model000(cpython.SourceMachine(0.2), 20, 10*time.Second, time.Second)
 	if err != nil {
-		panic(err)
-	}
-	fmt.Println(f.Unique("strategy"), f.Where("phase", "io").Len(), "checks")
-	// Output:
-	// [ThreadPoolExecutor 30] 100 checks
-}
-
-// The real app traced by its middleware: a burst on real uvicorn, as a
-// trace frame to draw beside the model's (charts.Waterfall). Skipped where
-// Python or FastAPI is missing.
-func ExampleTraceBurst() {
-	f, err := cpython.TraceBurst(context.Background(), cpython.Options{}, cpython.App001(100*time.Millisecond), "/async-block", 3, "real /async-block")
-	if errors.Is(err, cpython.ErrUnavailable) {
-		fmt.Println("[real /async-block] 3 handlers on [loop]") // what it prints with Python
+		fmt.Println(err)
 		return
 	}
-	if err != nil {
-		panic(err)
+	fmt.Println(e.Load)
+	for _, s := range e.Strategies {
+		fmt.Println(s.Label(), e.Workloads[s.Label()].Label())
 	}
-	h := f.Where("phase", "handler")
-	fmt.Println(f.Unique("strategy"), h.Len(), "handlers on", h.Unique("thread"))
 	// Output:
-	// [real /async-block] 3 handlers on [loop]
+	// 20 VUs 10s think 1s
+	// sync upload_sync
+	// asyncio upload_asyncio
+	// ThreadPool upload_threadpool
+	// ProcessPool upload_processpool
 }

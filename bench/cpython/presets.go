@@ -2,7 +2,6 @@ package cpython
 
 import (
 	"fmt"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,71 +35,45 @@ func (s Scale) withDefaults() Scale {
 	return s
 }
 
-// Reference is a real-CPython strategy preset under a source's row name:
-// the app to serve and the request a load generator sends to it.
-type Reference struct {
-	Name   string // the source's row name, e.g. "/sync-sleep", "ThreadPool", "gunicorn 2w x 5t"
-	Source string // "000" ... "004"
-	App    App
-	Method string // GET or POST
-	Path   string // appended to the server's URL
-	// Upload is true when the request is source 000's multipart upload of
-	// the server's large image (see Upload and Server.ImagePath).
-	Upload bool
-}
-
-// Server returns a new, not yet started server for the reference.
-func (r Reference) Server(opts Options) *Server {
-	app := r.App
-	app.Name = r.Name
-	return NewServer(app, opts)
-}
-
-// Request builds the request a load generator sends to a started server
-// of this reference.
-func (r Reference) Request(srv *Server) (Request, error) {
-	url := srv.URL() + r.Path
-	if r.Upload {
-		return Upload(url, srv.ImagePath("large"))
-	}
-	return Request{Method: r.Method, URL: url}, nil
-}
-
-// Presets returns every reference by the sources' row names, at scale s.
-func Presets(s Scale) []Reference {
+// Presets returns the real-CPython strategies by the sources' row names
+// (Real.Name: "doPrint", "ThreadPool", "/sync-sleep", "/health", "Flask 1w x
+// 5t io", "FastAPI 2w cpu", "sync app", ...), at scale s. The upload rows
+// ("sync", "asyncio", "ThreadPool", "ProcessPool") expect the Experiment's
+// request to carry the image (load.Target Files, see UploadImage).
+func Presets(s Scale) []Real {
 	s = s.withDefaults()
-	var out []Reference
+	var out []Real
 	for _, p := range []string{DoPrint, DoPrintAsync, DontPrint} {
-		out = append(out, Reference{Name: strings.TrimPrefix(p, "/"), Source: "000", App: App000Print(s.PrintLines), Method: http.MethodGet, Path: p})
+		out = append(out, Real{Name: strings.TrimPrefix(p, "/"), App: App000Print(s.PrintLines), Endpoint: p})
 	}
 	for _, name := range Strategies000 {
-		out = append(out, Reference{Name: name, Source: "000", App: App000Upload(nil), Method: http.MethodPost, Path: Upload000[name], Upload: true})
+		out = append(out, Real{Name: name, App: App000Upload(nil), Endpoint: Upload000[name]})
 	}
 	for _, ep := range Endpoints001 {
-		out = append(out, Reference{Name: ep, Source: "001", App: App001(s.Wait001), Method: http.MethodGet, Path: ep})
+		out = append(out, Real{Name: ep, App: App001(s.Wait001), Endpoint: ep})
 	}
-	out = append(out, Reference{Name: "/health", Source: "002", App: App002(200 * time.Millisecond), Method: http.MethodGet, Path: "/health"})
+	out = append(out, Real{Name: "/health", App: App002(200 * time.Millisecond), Endpoint: "/health"})
 	for _, wt := range [][2]int{{1, 5}, {1, 10}, {2, 5}} {
 		for _, mode := range []string{ModeIO, ModeCPU} {
 			a := App003Flask(wt[0], wt[1], mode, s.Wait003, s.N003)
-			out = append(out, Reference{Name: fmt.Sprintf("Flask %dw x %dt %s", wt[0], wt[1], mode), Source: "003", App: a, Method: http.MethodGet, Path: "/test-flask"})
+			out = append(out, Real{Name: fmt.Sprintf("Flask %dw x %dt %s", wt[0], wt[1], mode), App: a, Endpoint: "/test-flask"})
 		}
 	}
 	for _, w := range []int{1, 2} {
 		for _, mode := range []string{ModeIO, ModeCPU} {
 			a := App003FastAPI(w, mode, s.Wait003, s.N003)
-			out = append(out, Reference{Name: fmt.Sprintf("FastAPI %dw %s", w, mode), Source: "003", App: a, Method: http.MethodGet, Path: "/test-fast"})
+			out = append(out, Real{Name: fmt.Sprintf("FastAPI %dw %s", w, mode), App: a, Endpoint: "/test-fast"})
 		}
 	}
 	out = append(out,
-		Reference{Name: "sync app", Source: "004", App: App004(false, nil, s.DBDelay004), Method: http.MethodGet, Path: "/users"},
-		Reference{Name: "async app", Source: "004", App: App004(true, nil, s.DBDelay004), Method: http.MethodGet, Path: "/users"})
+		Real{Name: "sync app", App: App004(false, nil, s.DBDelay004), Endpoint: "/users"},
+		Real{Name: "async app", App: App004(true, nil, s.DBDelay004), Endpoint: "/users"})
 	return out
 }
 
-// Preset returns the reference named name (see Presets), or an error
+// Preset returns the real strategy named name (see Presets), or an error
 // listing the names.
-func Preset(name string, s Scale) (Reference, error) {
+func Preset(name string, s Scale) (Real, error) {
 	var names []string
 	for _, r := range Presets(s) {
 		if r.Name == name {
@@ -109,5 +82,5 @@ func Preset(name string, s Scale) (Reference, error) {
 		names = append(names, strconv.Quote(r.Name))
 	}
 	sort.Strings(names)
-	return Reference{}, fmt.Errorf("cpython: no preset %q (have %s)", name, strings.Join(names, ", "))
+	return Real{}, fmt.Errorf("cpython: no preset %q (have %s)", name, strings.Join(names, ", "))
 }

@@ -5,6 +5,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/conclab/conclab/bench"
+	"github.com/conclab/conclab/bench/load"
+	"github.com/conclab/conclab/bench/strategy"
 )
 
 func TestPresets(t *testing.T) {
@@ -36,27 +40,20 @@ func TestPresets(t *testing.T) {
 	}
 }
 
-// A preset starts as a server under its row name and answers its request.
+// A preset is a Real strategy under its row name: one bench.Run sends it
+// its request path and every request is answered.
 func TestPresetServer(t *testing.T) {
 	needPython(t, "fastapi", "uvicorn")
-	r, err := Preset("/async-ok", Scale{Wait001: 100 * time.Millisecond})
+	r, err := Preset("/async-ok", Scale{Wait001: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := r.Server(Options{})
-	if err := srv.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	req, err := r.Request(srv)
+	res, err := bench.Run(context.Background(), bench.Experiment{Strategies: []strategy.Strategy{r}, Load: load.Burst{N: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := Burst(context.Background(), srv.Name(), req, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if srv.Name() != "/async-ok" || f.Float("errors", 0) != 0 || f.Float("count", 0) != 5 {
-		t.Errorf("preset run: name %q\n%v", srv.Name(), f)
+	s := res.Summary
+	if s.Text("strategy", 0) != "/async-ok" || s.Float("errors", 0) != 0 || s.Float("count", 0) != 5 {
+		t.Errorf("preset run:\n%v", s)
 	}
 }

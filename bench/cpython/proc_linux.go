@@ -64,6 +64,37 @@ type procInfo struct {
 	pid, pgid int
 	state     string
 	cmdline   string
+	cpu       float64 // user + system CPU seconds, its waited-for children's included
+}
+
+// clockTicks is USER_HZ, the unit of /proc's CPU times (100 on every Linux
+// the lab runs on).
+const clockTicks = 100
+
+// groupUsage returns the CPU seconds of every live process of group pgid
+// by pid, and the sum of their peak resident set sizes (VmHWM) in MB.
+func groupUsage(pgid int) (cpu map[int]float64, rssMB float64) {
+	cpu = map[int]float64{}
+	for _, p := range procs() {
+		if p.pgid != pgid || p.state == "Z" {
+			continue
+		}
+		cpu[p.pid] = p.cpu
+		st, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/status")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(st), "\n") {
+			if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+				f := strings.Fields(rest)
+				if len(f) > 0 {
+					kb, _ := strconv.ParseFloat(f[0], 64)
+					rssMB += kb / 1024
+				}
+			}
+		}
+	}
+	return cpu, rssMB
 }
 
 func procs() []procInfo {
@@ -93,8 +124,15 @@ func procs() []procInfo {
 			continue
 		}
 		pgid, _ := strconv.Atoi(f[2])
+		var cpu float64
+		if len(f) > 14 { // utime stime cutime cstime are fields 14-17 of stat
+			for _, x := range f[11:15] {
+				v, _ := strconv.ParseFloat(x, 64)
+				cpu += v / clockTicks
+			}
+		}
 		cl, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		out = append(out, procInfo{pid: pid, pgid: pgid, state: f[0], cmdline: strings.ReplaceAll(string(cl), "\x00", " ")})
+		out = append(out, procInfo{pid: pid, pgid: pgid, state: f[0], cmdline: strings.ReplaceAll(string(cl), "\x00", " "), cpu: cpu})
 	}
 	return out
 }

@@ -23,3 +23,6 @@ func GroupMembers(pgid int) []int { return nil }
 
 // PythonProcesses is only implemented on Linux.
 func PythonProcesses(needle string) []int { return nil }
+
+// groupUsage is unknown outside Linux: no processes, no memory.
+func groupUsage(pgid int) (cpu map[int]float64, rssMB float64) { return nil, 0 }

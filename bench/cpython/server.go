@@ -43,22 +43,11 @@ type Options struct {
 	// Output, if not nil, also receives the server's stdout and stderr
 	// (they always go to the log file in the server's directory).
 	Output io.Writer
-	// ModelOverHTTP makes the Compare functions run the model as a
-	// bench/strategy HTTP server driven by the same client as the real app
-	// (client and HTTP costs then appear on both sides). The default drives
-	// bench/pymodel in process (ModelBurst, ModelClosedVUs): the model's
-	// concurrency alone, with the real stack's fixed cost shown as a band.
-	// Source 002's clients are always modelled in process.
-	ModelOverHTTP bool
 	// Trace makes the app record every request's phases (a small
 	// middleware, _conclab.py's trace_fastapi / trace_flask: a line per
 	// interval written to a file in the server's directory), read back
 	// with Server.Trace. Off by default: it is a write per request.
 	Trace bool
-	// BestOf makes Compare003 run each batch (real and model) that many
-	// times and keep the fastest, as timeit does: on a shared machine
-	// other processes only ever slow a run down. 0 or 1 means one run.
-	BestOf int
 }
 
 func (o Options) startTimeout() time.Duration {
@@ -97,18 +86,11 @@ type Server struct {
 	waitErr error
 	stop    func() bool
 
+	addr string // "" means 127.0.0.1:0 (Real sets it from StartOptions)
+
 	closeOnce sync.Once
 	closeErr  error
 }
-
-// Server has the lifecycle of every lab strategy (bench/strategy's servers):
-// Start(ctx), URL(), Close(), plus Name().
-var _ interface {
-	Start(context.Context) error
-	URL() string
-	Close() error
-	Name() string
-} = (*Server)(nil)
 
 // NewServer returns a server for app that is not yet started.
 func NewServer(app App, opts Options) *Server { return &Server{app: app, opts: opts} }
@@ -261,7 +243,14 @@ func (s *Server) start(ctx context.Context) error {
 		s.mu.Unlock()
 	}
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := s.addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	if host, _, err := net.SplitHostPort(addr); err != nil || !isLoopback(host) {
+		return fmt.Errorf("listen address %q: want a loopback host:port such as 127.0.0.1:0", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
@@ -271,7 +260,7 @@ func (s *Server) start(ctx context.Context) error {
 		return err
 	}
 	defer lf.Close()
-	addr := ln.Addr().(*net.TCPAddr)
+	tcp := ln.Addr().(*net.TCPAddr)
 
 	logf, err := os.Create(filepath.Join(dir, "server.log"))
 	if err != nil {
@@ -298,7 +287,7 @@ func (s *Server) start(ctx context.Context) error {
 	done := make(chan struct{})
 	s.mu.Lock()
 	s.cmd, s.pgid, s.done = cmd, cmd.Process.Pid, done
-	s.url = "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(addr.Port))
+	s.url = "http://" + net.JoinHostPort(tcp.IP.String(), strconv.Itoa(tcp.Port))
 	s.mu.Unlock()
 	go func() {
 		err := cmd.Wait()
@@ -499,4 +488,13 @@ func generateImages(ctx context.Context, python, dir string, size ImageSize) (ma
 		return nil, fmt.Errorf("gen_images.py: bad output %q: %w", tail(string(out), 200), err)
 	}
 	return map[string]string{"large": r.Large, "small": r.Small}, nil
+}
+
+// isLoopback reports whether host is localhost or a loopback IP.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -2,78 +2,115 @@ package cpython
 
 import (
 	"context"
-	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/conclab/conclab/bench"
+	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/bench/strategy"
 )
 
-// Source 000's print recap: a write(2) per printed line on the event loop
-// costs more than one buffered write, which costs about as much as none.
-func TestSource000Print(t *testing.T) {
+// Source 000's print recap, model and real in one bench.Run under closed
+// VUs: six rows in the source's order, every request answered.
+func TestExperiment000Print(t *testing.T) {
 	needPython(t, "fastapi", "uvicorn")
-	if testing.Short() {
-		t.Skip("real-process timing test")
+	res, err := bench.Run(context.Background(), Experiment000Print(200, 2, 700*time.Millisecond, Options{StopGrace: time.Second}))
+	if err != nil {
+		t.Fatal(err)
 	}
-	srv := startServer(t, App000Print(5000))
-	ctx := context.Background()
-	retryOnce(t, "print ordering", func() (bool, string) {
-		avg := map[string]float64{}
-		for _, p := range []string{DoPrint, DoPrintAsync, DontPrint} {
-			f, err := ClosedVUs(ctx, p, Get(srv.URL()+p), 10, 1500*time.Millisecond, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if f.Float("errors", 0) != 0 {
-				return false, fmt.Sprintf("%s: errors: %s", p, f.Text("first_error", 0))
-			}
-			avg[p] = f.Float("avg_ms", 0)
-			t.Logf("%-13s avg %.2f ms, %.0f req/s", p, avg[p], f.Float("rps", 0))
+	s := res.Summary
+	t.Logf("\n%v", s)
+	want := []string{DoPrint, RealPrefix + DoPrint, DoPrintAsync, RealPrefix + DoPrintAsync, DontPrint, RealPrefix + DontPrint}
+	if got := s.Texts("strategy"); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("rows %v; want %v", got, want)
+	}
+	for i, l := range want {
+		if s.Float("count", i) < 2 || s.Float("errors", i) != 0 {
+			t.Errorf("%s: count %v errors %v", l, s.Float("count", i), s.Float("errors", i))
 		}
-		// doPrintAsync and dontPrint can be close (one write per batch is
-		// cheap); the per-line write(2) must cost clearly more than both.
-		if !(avg[DoPrint] > avg[DoPrintAsync] && avg[DoPrint] > avg[DontPrint] && avg[DontPrint] <= 1.05*avg[DoPrintAsync]) {
-			return false, fmt.Sprintf("avg latencies %v; want doPrint > doPrintAsync >= dontPrint", avg)
-		}
-		return true, ""
-	})
+	}
 }
 
-// The model and real CPython agree on source 000's print finding: /doPrint
-// is the slowest endpoint, the others faster.
-func TestCompare000Print(t *testing.T) {
-	needPython(t, "fastapi", "uvicorn")
-	if testing.Short() {
-		t.Skip("real-process timing test")
-	}
-	retryOnce(t, "compare 000 print", func() (bool, string) {
-		a, err := Compare000Print(context.Background(), Options{}, 2000, 10, time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < a.Len(); i++ {
-			t.Logf("%-13s %-6s model %8.2f real %8.2f: %s", a.Text("strategy", i), a.Text("metric", i), a.Float("model", i), a.Float("real", i), a.Text("verdict", i))
-		}
-		if a.Len() != 6 || !AllAgree(a) {
-			return false, "model and real disagree on the slowest endpoint"
-		}
-		return true, ""
-	})
-}
-
-// Bad input is refused before any Python starts.
-func TestPrint000BadInput(t *testing.T) {
+func TestPrintModelBadInput(t *testing.T) {
+	t.Parallel()
 	if _, err := PrintMode000("/nope"); err == nil || !strings.Contains(err.Error(), "/doPrint") {
-		t.Fatalf("PrintMode000 of an unknown endpoint: %v; want an error listing the endpoints", err)
+		t.Errorf("PrintMode000 of an unknown endpoint: %v; want an error listing the endpoints", err)
 	}
-	for _, tc := range []struct {
-		lines, vus int
-		d          time.Duration
-		want       string
-	}{{0, 1, time.Second, "lines"}, {10, 0, time.Second, "vus"}, {10, 1, 0, "duration"}} {
-		_, err := Compare000Print(context.Background(), Options{Python: "/no/such/python"}, tc.lines, tc.vus, tc.d)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Compare000Print(%d, %d, %v): %v; want an error about %s", tc.lines, tc.vus, tc.d, err, tc.want)
+	for _, p := range []PrintModel{{Endpoint: "/nope", Lines: 1}, {Endpoint: DoPrint}, {Endpoint: DoPrint, Lines: 2_000_000}} {
+		if err := p.Validate(); err == nil {
+			t.Errorf("%+v: Validate nil", p)
 		}
+		if _, err := p.Start(context.Background(), pymodel.Workload{}, strategy.StartOptions{}); err == nil {
+			t.Errorf("%+v: Start nil", p)
+		}
+	}
+}
+
+// Source 000's upload, model and real in one bench.Run: every VU posts the
+// same image file as a multipart upload (load.Target Files) and every
+// strategy's handler answers it; with CONCLAB_MYSQL_DSN the real app
+// inserts into MySQL and drops its table at the end.
+func TestExperiment000Upload(t *testing.T) {
+	needPython(t, "fastapi", "uvicorn", "PIL", "multipart", "pymysql", "aiomysql")
+	ctx := context.Background()
+	o := Options000Upload{Calibration: SourceMachine(0.2), ImageSize: ImageSize{320, 180}, VUs: 2, Duration: 600 * time.Millisecond, Think: -1,
+		Python: Options{StopGrace: time.Second}}
+	if dsn := os.Getenv("CONCLAB_MYSQL_DSN"); dsn != "" {
+		o.DB = &DB{MySQLDSN: dsn}
+	}
+	e, err := Experiment000Upload(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Request.Files) != 1 || e.Request.Files[0].Field != "file" {
+		t.Fatalf("request files %+v", e.Request.Files)
+	}
+	res, err := bench.Run(ctx, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	t.Logf("\n%v", s)
+	if s.Len() != 8 {
+		t.Fatalf("%d rows; want 8", s.Len())
+	}
+	for i := 0; i < s.Len(); i++ {
+		if s.Float("count", i) < 1 || s.Float("errors", i) != 0 || s.Float("bytes_out", i) < 1000 {
+			t.Errorf("%s: count %v errors %v bytes_out %v", s.Text("strategy", i), s.Float("count", i), s.Float("errors", i), s.Float("bytes_out", i))
+		}
+	}
+	path, err := UploadImage(ctx, Options{}, ImageSize{320, 180})
+	if err != nil || path != e.Request.Files[0].Path {
+		t.Errorf("UploadImage again = %q, %v; want the cached %q", path, err, e.Request.Files[0].Path)
+	}
+}
+
+// The source's machine on the model: one row per upload strategy, every
+// request answered; bad settings refused.
+func TestModel000(t *testing.T) {
+	e, err := Model000(SourceMachine(0.2), 2, 500*time.Millisecond, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := bench.Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	if got := strings.Join(s.Texts("strategy"), ","); got != strings.Join(Strategies000, ",") {
+		t.Errorf("rows %s", got)
+	}
+	for i := 0; i < s.Len(); i++ {
+		if s.Float("count", i) < 1 || s.Float("errors", i) != 0 {
+			t.Errorf("%s: count %v errors %v", s.Text("strategy", i), s.Float("count", i), s.Float("errors", i))
+		}
+	}
+	if _, err := Model000(SourceMachine(0), 0, time.Second, 0); err == nil {
+		t.Error("zero VUs: no error")
+	}
+	if _, _, err := Model000Upload("sync", nil); err == nil {
+		t.Error("nil calibration: no error")
 	}
 }

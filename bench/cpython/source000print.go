@@ -2,11 +2,13 @@ package cpython
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/conclab/conclab/bench/frame"
+	"github.com/conclab/conclab/bench"
+	"github.com/conclab/conclab/bench/load"
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
 	"github.com/conclab/conclab/bench/workload"
@@ -30,132 +32,114 @@ func PrintMode000(endpoint string) (string, error) {
 	return "", fmt.Errorf("cpython: unknown source-000 print endpoint %q (want one of %s)", endpoint, strings.Join(Endpoints000Print, ", "))
 }
 
-// Compare000Print runs source 000's print endpoints for real (App000Print
-// printing lines lines per request, stdout to its log file) and on the
-// model (an async def handler in bench/strategy printing the same lines
-// through a workload.Printer to an unthrottled pipe: a write(2) per line on
-// the event loop, a queue drained by one writer, or nothing), both driven
-// by the same closed-VU Go client, and returns a frame with one row per
-// endpoint and metric (avg_ms, rps): strategy, load, metric, model, real,
-// ratio, slowest_model and slowest_real (1 for the endpoint with the
-// largest avg_ms on that side), agree and verdict. Absolute figures differ
-// — CPython spends far more per request than the model's Go — so agreement
-// is on the source's finding: /doPrint is the slowest endpoint on both
-// sides (its row agrees when it is), and each other endpoint is faster than
-// /doPrint on both sides, by the row's metric (lower avg_ms, higher rps).
-// A side whose run had errors or no requests is an error.
-func Compare000Print(ctx context.Context, opts Options, lines, vus int, duration time.Duration) (*frame.Frame, error) {
-	if lines <= 0 || lines > 1_000_000 {
-		return nil, fmt.Errorf("cpython: Compare000Print: lines must be in 1..1000000, got %d", lines)
-	}
-	if vus <= 0 || vus > MaxVUs || duration <= 0 || duration > time.Hour {
-		return nil, fmt.Errorf("cpython: Compare000Print: vus must be in 1..%d and duration in (0, 1h], got %d and %v", MaxVUs, vus, duration)
-	}
-	env, err := Detect(ctx, opts.Python)
-	if err != nil {
-		return nil, err
-	}
-	app := App000Print(lines)
-	if err := env.Require(app.Requires...); err != nil {
-		return nil, err
-	}
-	srv := NewServer(app, opts)
-	if err := srv.Start(ctx); err != nil {
-		return nil, err
-	}
-	defer srv.Close()
-	model, real := map[string]*frame.Frame{}, map[string]*frame.Frame{}
-	for _, ep := range Endpoints000Print {
-		r, err := ClosedVUs(ctx, ep, Get(srv.URL()+ep), vus, duration, 0)
-		if err != nil {
-			return nil, fmt.Errorf("cpython: Compare000Print: %s (real): %w", ep, err)
-		}
-		m, err := modelPrint000(ctx, ep, lines, vus, duration, env.CPUs)
-		if err != nil {
-			return nil, fmt.Errorf("cpython: Compare000Print: %s (model): %w", ep, err)
-		}
-		for side, f := range map[string]*frame.Frame{"real": r, "model": m} {
-			if n := f.Float("count", 0); n == 0 || f.Float("errors", 0) > 0 {
-				return nil, fmt.Errorf("cpython: Compare000Print: %s (%s) answered %v requests with %v errors (%s)", ep, side, n, f.Float("errors", 0), f.Text("first_error", 0))
-			}
-		}
-		real[ep], model[ep] = r, m
-	}
-	slowest := func(side map[string]*frame.Frame) string {
-		s, worst := "", -1.0
-		for _, ep := range Endpoints000Print {
-			if v := side[ep].Float("avg_ms", 0); v > worst {
-				s, worst = ep, v
-			}
-		}
-		return s
-	}
-	ms, rs := slowest(model), slowest(real)
-	out := frame.New("source 000 print: model vs real CPython")
-	for _, ep := range Endpoints000Print {
-		for _, metric := range []string{"avg_ms", "rps"} {
-			mv, rv := model[ep].Float(metric, 0), real[ep].Float(metric, 0)
-			var agree bool
-			var v string
-			if ep == DoPrint {
-				agree = ms == DoPrint && rs == DoPrint
-				v = "agrees: /doPrint is the slowest endpoint on both sides"
-				if !agree {
-					v = fmt.Sprintf("disagrees: the slowest endpoint is %s in the model and %s for real (the source: /doPrint)", ms, rs)
-				}
-			} else {
-				better := func(side map[string]*frame.Frame) bool {
-					a, b := side[ep].Float(metric, 0), side[DoPrint].Float(metric, 0)
-					if metric == "rps" {
-						return a > b
-					}
-					return a < b
-				}
-				mb, rb := better(model), better(real)
-				agree = mb && rb
-				v = fmt.Sprintf("agrees: %s beats /doPrint on %s on both sides", ep, metric)
-				if !agree {
-					v = fmt.Sprintf("disagrees: %s beats /doPrint on %s in the model: %v, for real: %v", ep, metric, mb, rb)
-				}
-			}
-			out.MustAppend(frame.Row{"strategy": ep, "load": model[ep].Text("load", 0), "metric": metric,
-				"model": mv, "real": rv, "ratio": rv / mv, "slowest_model": ep == ms, "slowest_real": ep == rs,
-				"agree": agree, "verdict": v})
-		}
-	}
-	return env.Describe(out), nil
+// PrintModel is the model of one of source 000's print endpoints: an async
+// def handler on uvicorn printing Lines lines per request through a
+// workload.Printer of the endpoint's mode (PrintMode000) to an unthrottled
+// pipe — a write(2) per line on the event loop, a queue drained by one
+// writer, or nothing. Each Start opens its own pipe and printer and the
+// server's Close closes them; the Experiment's workload is ignored.
+type PrintModel struct {
+	Endpoint string // DoPrint, DoPrintAsync or DontPrint; also the label
+	Lines    int    // lines per request, 1..1,000,000
+	Python   strategy.Python
 }
 
-// modelPrint000 runs one print endpoint on the model, over HTTP.
-func modelPrint000(ctx context.Context, ep string, lines, vus int, duration time.Duration, cpus int) (*frame.Frame, error) {
-	mode, err := PrintMode000(ep)
-	if err != nil {
+var _ strategy.Strategy = PrintModel{}
+
+// Label is the endpoint.
+func (p PrintModel) Label() string { return p.Endpoint }
+
+// Validate reports an unknown endpoint or a line count out of range.
+func (p PrintModel) Validate() error {
+	if _, err := PrintMode000(p.Endpoint); err != nil {
+		return err
+	}
+	if p.Lines <= 0 || p.Lines > 1_000_000 {
+		return fmt.Errorf("cpython: print model %q: Lines must be in 1..1000000, got %d", p.Endpoint, p.Lines)
+	}
+	return p.Python.Validate()
+}
+
+// Start opens the printer and starts the model server printing through it.
+func (p PrintModel) Start(ctx context.Context, _ pymodel.Workload, o strategy.StartOptions) (strategy.Server, error) {
+	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	mode, _ := PrintMode000(p.Endpoint)
 	var sink *workload.Sink
+	var err error
 	if mode != workload.PrintNone {
 		if sink, err = workload.OpenSink("pipe"); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("cpython: print model %q: %w", p.Endpoint, err)
 		}
-		defer sink.Close()
 	}
-	p, err := workload.NewPrinter(mode, sink, 0)
+	pr, err := workload.NewPrinter(mode, sink, 0)
 	if err != nil {
+		closeSink(sink)
+		return nil, fmt.Errorf("cpython: print model %q: %w", p.Endpoint, err)
+	}
+	u := strategy.Uvicorn{Name: p.Endpoint, Async: true, Python: p.Python}
+	w := pymodel.Workload{Name: "print " + fmt.Sprint(p.Lines) + " lines", Steps: []pymodel.Step{strategy.Print(pr, p.Lines, p.Endpoint+" line")}}
+	srv, err := u.Start(ctx, w, o)
+	if err != nil {
+		pr.Close()
+		closeSink(sink)
 		return nil, err
 	}
-	defer p.Close()
-	st, err := strategy.Preset(ep)
-	if err != nil {
-		return nil, err
+	return &printServer{Server: srv, printer: pr, sink: sink}, nil
+}
+
+func closeSink(s *workload.Sink) {
+	if s != nil {
+		s.Close()
 	}
-	if u, ok := st.(strategy.Uvicorn); ok {
-		u.CPUs = cpus
-		st = u
+}
+
+// printServer closes the printer and its sink after the server.
+type printServer struct {
+	strategy.Server
+	printer *workload.Printer
+	sink    *workload.Sink
+	closed  bool
+	err     error
+}
+
+// InProcessCPU passes the model server's own CPU on to the generator's
+// self-check.
+func (s *printServer) InProcessCPU() time.Duration {
+	if ip, ok := s.Server.(interface{ InProcessCPU() time.Duration }); ok {
+		return ip.InProcessCPU()
 	}
-	srv, err := startModel(ctx, st, []pymodel.Step{pymodel.Print(p, lines, ep+" line")})
-	if err != nil {
-		return nil, err
+	return 0
+}
+
+func (s *printServer) Close() error {
+	if s.closed {
+		return s.err
 	}
-	defer srv.Close()
-	return closedVUs(ctx, ep, Get(srv.URL()+ep), vus, duration, 0, srv.InProcessCPU)
+	s.closed = true
+	s.err = errors.Join(s.Server.Close(), s.printer.Close())
+	if s.sink != nil {
+		s.err = errors.Join(s.err, s.sink.Close())
+	}
+	return s.err
+}
+
+// Experiment000Print is source 000's print recap, model vs real: for each
+// endpoint the model (PrintModel) and the real app ("real /doPrint":
+// App000Print printing lines lines per request, stdout to its log file),
+// under vus closed VUs for duration with no think time. Absolute figures
+// differ — CPython spends far more per request than the model's Go — so
+// what should agree is the source's finding, the order: /doPrint the
+// slowest on both sides.
+func Experiment000Print(lines, vus int, duration time.Duration, opts Options) bench.Experiment {
+	e := bench.Experiment{
+		Name: fmt.Sprintf("source 000 print: %d lines a request, %d VUs, %v, model vs real CPython", lines, vus, duration),
+		Load: load.Closed{VUs: vus, Duration: duration},
+	}
+	for _, ep := range Endpoints000Print {
+		e.Strategies = append(e.Strategies, PrintModel{Endpoint: ep, Lines: lines},
+			Real{Name: RealPrefix + ep, App: App000Print(lines), Endpoint: ep, Options: opts})
+	}
+	return e
 }

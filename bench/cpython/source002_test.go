@@ -2,46 +2,71 @@ package cpython
 
 import (
 	"context"
-	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/conclab/conclab/bench"
+	"github.com/conclab/conclab/bench/trace"
 )
 
-// Source 002's four clients, model vs real: the batch time is waves x
-// 200 ms, a wave being as many checks as run at once (1 for the sequential
-// client, the pool's workers, all 100 for aiohttp). The real time lies
-// within ±10 % of [arithmetic, arithmetic + the client's zero-wait time],
-// the model's within ±10 % of the arithmetic. A miss gets one rerun.
-func TestCompare002(t *testing.T) {
+// Source 002, model and real clients side by side: one row per client and
+// side, every check counted; on both sides the sequential client takes at
+// least its n waits, and the pool of 5 and gather beat it.
+func TestVersus002(t *testing.T) {
 	needPython(t, "fastapi", "uvicorn", "requests", "aiohttp")
-	if testing.Short() {
-		t.Skip("real-process timing test")
+	const wait, n = 50 * time.Millisecond, 10
+	clients := []Client002{{Sequential, 0, n}, {Threads, 5, n}, {AsyncIO, 0, n}}
+	f, err := Versus002(context.Background(), Options{StopGrace: time.Second}, wait, clients)
+	if err != nil {
+		t.Fatal(err)
 	}
-	const wait = 200 * time.Millisecond
-	cases := Cases002(100)
-	cases[0].N = 10 // the sequential client's 100 x 200 ms = 20 s, scaled to 2 s
-	waves := []int{10, 1, 4, 1}
-	ctx := context.Background()
-	for i, c := range cases {
-		name := Client002Label(c.Mode, c.Workers)
-		retryOnce(t, name, func() (bool, string) {
-			f, err := Compare002(ctx, Options{}, wait, []Case002{c})
-			if err != nil {
-				t.Fatal(err)
+	t.Logf("\n%v", f)
+	if f.Len() != 6 {
+		t.Fatalf("%d rows; want 6", f.Len())
+	}
+	el := map[string]float64{}
+	for i := 0; i < f.Len(); i++ {
+		l := f.Text("strategy", i)
+		if f.Float("count", i) != n || f.Float("errors", i) != 0 {
+			t.Errorf("%s: count %v errors %v", l, f.Float("count", i), f.Float("errors", i))
+		}
+		el[l] = f.Float("elapsed_s", i)
+	}
+	for _, side := range []string{"", RealPrefix} {
+		seq := el[side+clients[0].Label()]
+		if seq < n*wait.Seconds()*0.95 {
+			t.Errorf("%ssequential: %.3fs below %d waits", side, seq, n)
+		}
+		for _, c := range clients[1:] {
+			if el[side+c.Label()] >= seq {
+				t.Errorf("%s%s (%.3fs) not faster than sequential (%.3fs)", side, c.Label(), el[side+c.Label()], seq)
 			}
-			want := float64(waves[i]) * wait.Seconds()
-			real, model, fixed := f.Float("real", 0), f.Float("model", 0), f.Float("fixed", 0)
-			t.Logf("%-26s model %.3fs, real %.3fs (+ fixed %.3fs), arithmetic %.3fs; client CPU %.3fs, rss %.0f MB",
-				name, model, real, fixed, want, f.Float("cpu_s", 0), f.Float("rss_mb", 0))
-			switch {
-			case !inBand(real, want, want+fixed, 0.10):
-				return false, fmt.Sprintf("real %.3fs; want %.3fs..%.3fs ±10%%", real, want, want+fixed)
-			case !inBand(model, want, want, 0.10):
-				return false, fmt.Sprintf("model %.3fs; want %.3fs ±10%%", model, want)
-			case f.Float("agree", 0) != 1:
-				return false, f.Text("verdict", 0)
-			}
-			return true, ""
-		})
+		}
+		if side == RealPrefix && !(f.Float("cpu_s", 3) >= 0) {
+			t.Errorf("real rows lack the client's cpu_s:\n%v", f)
+		}
+	}
+	if _, err := Versus002(context.Background(), Options{}, 0, clients); err == nil {
+		t.Error("zero wait: no error")
+	}
+}
+
+// The modelled clients' traces show the waves of a pool exactly.
+func TestTrace002(t *testing.T) {
+	t.Parallel()
+	f, err := Trace002(context.Background(), 50*time.Millisecond, []Client002{{Threads, 4, 10}, {AsyncIO, 0, 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := bench.EventsOf(f, "ThreadPoolExecutor 4")
+	if got := trace.MaxOverlap(pool, trace.IO); got != 4 {
+		t.Errorf("pool of 4: %d waits at once; want 4", got)
+	}
+	if got := trace.MaxOverlap(bench.EventsOf(f, "asyncio + aiohttp"), trace.IO); got != 10 {
+		t.Errorf("gather: %d waits at once; want 10", got)
+	}
+	if _, err := Trace002(context.Background(), time.Second, []Client002{{Mode: "bulk", N: 1}}); err == nil || !strings.Contains(err.Error(), "bulk") {
+		t.Errorf("unknown mode: %v", err)
 	}
 }

@@ -2,104 +2,81 @@ package cpython
 
 import (
 	"context"
-	"fmt"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/conclab/conclab/bench/frame"
+	"github.com/conclab/conclab/bench"
 )
 
-// Source 003's I/O waves, model vs real gunicorn: 10 requests at once to a
-// handler sleeping 300 ms take two waves on Flask 1w x 5t, one on 1w x 10t,
-// one on FastAPI (its own 40-thread pool) — real within ±10 % of [waves x
-// wait, + zero-wait cost], model within ±10 % of waves x wait.
-func TestCompare003IO(t *testing.T) {
+// Source 003's I/O run, model and real in one bench.Run: a Flask worker
+// with two threads serves four sleeps in two waves on both sides, the
+// FastAPI worker (AnyIO's 40 tokens) in one.
+func TestExperiment003IO(t *testing.T) {
 	needPython(t, "flask", "gunicorn", "fastapi", "uvicorn")
-	if testing.Short() {
-		t.Skip("real-process timing test")
+	const wait = 200 * time.Millisecond
+	e, err := Experiment003(context.Background(), Options003{N: 4, Wait: wait, Servers: []Server003{{false, 1, 2}, {true, 1, 0}},
+		Python: Options{StopGrace: time.Second}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	const wait = 300 * time.Millisecond
-	waves := []int{2, 1, 1}
-	ctx := context.Background()
-	for i, c := range Cases003IO {
-		name := fmt.Sprintf("%+v", c)
-		retryOnce(t, name, func() (bool, string) {
-			f, err := Compare003(ctx, Options{}, ModeIO, []Case003{c}, 10, wait, 1, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := float64(waves[i]) * wait.Seconds()
-			real, model, fixed := f.Float("real", 0), f.Float("model", 0), f.Float("fixed", 0)
-			t.Logf("%-28s model %.3fs, real %.3fs (+ fixed %.3fs), arithmetic %.3fs", f.Text("strategy", 0), model, real, fixed, want)
-			switch {
-			case !inBand(real, want, want+fixed, 0.10):
-				return false, fmt.Sprintf("real %.3fs; want %.3fs..%.3fs ±10%%", real, want, want+fixed)
-			case !inBand(model, want, want, 0.10):
-				return false, fmt.Sprintf("model %.3fs; want %.3fs ±10%%", model, want)
-			case f.Float("agree", 0) != 1:
-				return false, f.Text("verdict", 0)
-			}
-			return true, ""
-		})
+	res, err := bench.Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	t.Logf("\n%v", s)
+	flask, fast := "Flask gunicorn 1w x 2t", "FastAPI gunicorn 1w"
+	want := []string{flask, RealPrefix + flask, fast, RealPrefix + fast}
+	if got := s.Texts("strategy"); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("rows %v; want %v", got, want)
+	}
+	el := map[string]float64{}
+	for i, l := range want {
+		if s.Float("count", i) != 4 || s.Float("errors", i) != 0 {
+			t.Errorf("%s: count %v errors %v", l, s.Float("count", i), s.Float("errors", i))
+		}
+		el[l] = s.Float("elapsed_s", i)
+	}
+	for _, side := range []string{"", RealPrefix} {
+		if el[side+flask] < 2*wait.Seconds()*0.95 {
+			t.Errorf("%s%s: %.3fs below two waves of %v", side, flask, el[side+flask], wait)
+		}
+		if el[side+fast] >= el[side+flask] {
+			t.Errorf("%s: FastAPI (%.3fs) not faster than Flask 2 threads (%.3fs)", side, el[side+fast], el[side+flask])
+		}
 	}
 }
 
-// Source 003's CPU handler: a second worker process cuts the batch time,
-// threads do not — on real gunicorn and in the model with calibrated costs;
-// the one-worker batches agree within ±25 % of [model, model + the real
-// stack's cost of the same burst with n=0 + the GIL hand-off cost between
-// threads that calibration measured and the model does not charge].
-// Each batch is the best of three (timeit's rule: other processes only slow
-// a run down). The claim needs two free cores: each try first probes how many this
-// process gets, and a try on a machine loaded by others (under 1.5) is
-// inconclusive. Up to three tries; with none conclusive the test skips and
-// says why.
-func TestCompare003CPU(t *testing.T) {
-	needPython(t, "flask", "gunicorn", "fastapi", "uvicorn", "PIL")
-	if testing.Short() {
-		t.Skip("real-process timing test")
+// The CPU run with a given calibration starts no calibration and sends
+// the sum to /cpu on the real side; every request is answered.
+func TestExperiment003CPU(t *testing.T) {
+	needPython(t, "flask", "gunicorn", "fastapi", "uvicorn")
+	cal := SourceMachine(0)
+	e, err := Experiment003(context.Background(), Options003{Mode: ModeCPU, N: 2, SumN: 100_000, Calibration: cal,
+		Servers: []Server003{{false, 1, 2}}, Python: Options{StopGrace: time.Second}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	const n = 500_000 // the source's 10,000,000 scaled to ~35 ms here
-	ctx := context.Background()
-	cpuTries(t, "CPU workers", func(try int, cores float64) (bool, string) {
-		cal, err := Calibrate(ctx, CalibrateOptions{ImageSize: ImageSize{320, 180}, N: n, Repeat: 3, Inserts: 1})
-		if err != nil {
-			t.Fatal(err)
+	if rp := e.Strategies[1].(Real).RequestPath(); rp != "/cpu?n=100000" {
+		t.Errorf("real request path %q", rp)
+	}
+	res, err := bench.Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < res.Summary.Len(); i++ {
+		if res.Summary.Float("count", i) != 2 || res.Summary.Float("errors", i) != 0 {
+			t.Errorf("row %d:\n%v", i, res.Summary)
 		}
-		f, err := Compare003(ctx, Options{BestOf: 3}, ModeCPU, Cases003CPU, 10, 0, n, cal)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("try %d (%.2f cores): sum of squares %v calibrated\n%v", try, cores, cal.SumSquares, f)
-		why := check003CPU(f)
-		return why == "", why
-	})
+	}
 }
 
-func check003CPU(f *frame.Frame) string {
-	// Rows follow Cases003CPU: Flask 1w, Flask 2w, FastAPI 1w, FastAPI 2w.
-	// Real FastAPI 2w is left out of the ordering: uvicorn workers race to
-	// accept, and one often takes 8 or 9 of a simultaneous burst of 10 (seen
-	// here by the pids answering), so its gain varies from none to half. The
-	// model spreads requests round-robin. The frame shows both.
-	pairs := []struct {
-		one, two int
-		cols     []string
-	}{{0, 1, []string{"real", "model"}}, {2, 3, []string{"model"}}}
-	for _, p := range pairs {
-		for _, col := range p.cols {
-			if f.Float(col, p.two) > 0.9*f.Float(col, p.one) {
-				return fmt.Sprintf("%s: %s %.3fs vs %s %.3fs; want the 2-worker server at least 10 %% faster",
-					col, f.Text("strategy", p.two), f.Float(col, p.two), f.Text("strategy", p.one), f.Float(col, p.one))
-			}
+func TestExperiment003BadInput(t *testing.T) {
+	t.Parallel()
+	for _, o := range []Options003{{Mode: "gpu"}, {N: -1}, {Wait: -time.Second}} {
+		if _, err := Experiment003(context.Background(), o); err == nil {
+			t.Errorf("%+v: no error", o)
 		}
 	}
-	// Agreement on the one-worker batches; with two workers the real
-	// server's split of the burst varies (see above).
-	for _, i := range []int{0, 2} {
-		if f.Float("agree", i) != 1 {
-			return f.Text("strategy", i) + ": " + f.Text("verdict", i)
-		}
-	}
-	return ""
 }

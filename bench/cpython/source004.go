@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/conclab/conclab/bench"
 	"github.com/conclab/conclab/bench/frame"
+	"github.com/conclab/conclab/bench/metrics"
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
 	"github.com/conclab/conclab/bench/trace"
@@ -69,13 +71,16 @@ func Model004Traced(ctx context.Context, dsn string, delay time.Duration, n int)
 }
 
 func model004(ctx context.Context, dsn string, delay time.Duration, n, cpus int, traced bool) (*frame.Frame, *frame.Frame, error) {
+	if cpus == 0 {
+		cpus = runtime.NumCPU()
+	}
 	if n <= 0 || n > 1000 {
 		return nil, nil, fmt.Errorf("cpython: Model004: n must be in 1..1000, got %d", n)
 	}
 	if delay < 0 || delay > time.Minute {
 		return nil, nil, fmt.Errorf("cpython: Model004: delay must be in 0..1m, got %v", delay)
 	}
-	out := newSummaryFrame("source 004 on the model")
+	var out *frame.Frame
 	traces := bench.TraceFrame("", trace.Snapshot{})
 	traces.Name = "source 004 on the model: trace"
 	for _, app := range Apps004 {
@@ -84,7 +89,9 @@ func model004(ctx context.Context, dsn string, delay time.Duration, n, cpus int,
 			if err != nil {
 				return nil, nil, err
 			}
-			if out, err = frame.Concat(out.Name, out, row); err != nil {
+			if out == nil {
+				out = row
+			} else if out, err = frame.Concat(out.Name, out, row); err != nil {
 				return nil, nil, err
 			}
 			if traced {
@@ -97,20 +104,27 @@ func model004(ctx context.Context, dsn string, delay time.Duration, n, cpus int,
 	if !traced {
 		traces = nil
 	}
+	out.Name = "source 004 on the model"
 	return withVsSync(out), traces, nil
 }
 
-// withVsSync adds vs_sync: elapsed_s over the sync client on the sync app.
+// withVsSync adds vs_sync: elapsed_s over the sync client on the sync app
+// of the same side (model rows over the model's, "real ..." rows over the
+// real one's).
 func withVsSync(f *frame.Frame) *frame.Frame {
-	base := 0.0
+	base := map[bool]float64{}
+	sync := Label004(SyncClient, Apps004[0])
 	for i := 0; i < f.Len(); i++ {
-		if f.Text("strategy", i) == Label004(SyncClient, Apps004[0]) {
-			base = f.Float("elapsed_s", i)
+		switch f.Text("strategy", i) {
+		case sync:
+			base[false] = f.Float("elapsed_s", i)
+		case RealPrefix + sync:
+			base[true] = f.Float("elapsed_s", i)
 		}
 	}
 	return extend(f, func(i int, r frame.Row) {
-		if base > 0 {
-			r["vs_sync"] = f.Float("elapsed_s", i) / base
+		if b := base[strings.HasPrefix(f.Text("strategy", i), RealPrefix)]; b > 0 {
+			r["vs_sync"] = f.Float("elapsed_s", i) / b
 		}
 	})
 }
@@ -126,10 +140,6 @@ func runModel004(ctx context.Context, dsn, app, client string, delay time.Durati
 	if err != nil {
 		return nil, none, fmt.Errorf("cpython: Model004: %w", err)
 	}
-	if u, ok := st.(strategy.Uvicorn); ok {
-		u.CPUs = cpus
-		st = u
-	}
 	var steps []pymodel.Step
 	if delay > 0 {
 		steps = append(steps, pymodel.Sleep(delay))
@@ -140,7 +150,7 @@ func runModel004(ctx context.Context, dsn, app, client string, delay time.Durati
 	if traced {
 		traceEvents = trace.DefaultCap
 	}
-	srv, err := startModelTraced(ctx, st, steps, traceEvents)
+	srv, err := st.Start(ctx, pymodel.Workload{Name: app, Steps: steps}, strategy.StartOptions{TraceEvents: traceEvents})
 	if err != nil {
 		return nil, none, fmt.Errorf("cpython: Model004: %s: %w", label, err)
 	}
@@ -150,10 +160,12 @@ func runModel004(ctx context.Context, dsn, app, client string, delay time.Durati
 		return nil, none, err
 	}
 	defer closeClient()
-	m, err := ModelBurst(ctx, label, cfg, 1, h, n)
+	res, err := modelClient(ctx, cfg, h, n, map[string]string{
+		metrics.LabelStrategy: label, metrics.LabelWorkload: "client", metrics.LabelLoad: strconv.Itoa(n) + " posts"})
 	if err != nil {
 		return nil, none, fmt.Errorf("cpython: Model004: %s: %w", label, err)
 	}
+	m := res.Summary()
 	tr, err := srv.Trace()
 	if err != nil {
 		return nil, none, fmt.Errorf("cpython: Model004: %s: %w", label, err)
@@ -163,12 +175,10 @@ func runModel004(ctx context.Context, dsn, app, client string, delay time.Durati
 		return nil, none, fmt.Errorf("cpython: Model004: %s: %w", label, err)
 	}
 	got := rows.Texts("value")
-	if e := m.Float("errors", 0); e > 0 || len(got) != n {
-		return nil, none, fmt.Errorf("cpython: Model004: %s: %v of %d posts failed (%s), %d rows landed", label, e, n, m.Text("first_error", 0), len(got))
+	if e := res.Errors(); e > 0 || len(got) != n {
+		return nil, none, fmt.Errorf("cpython: Model004: %s: %v of %d posts failed (%s), %d rows landed", label, e, n, strings.Join(res.ErrorSamples, "; "), len(got))
 	}
-	return extend(m, func(_ int, r frame.Row) {
-		r["client"], r["load"] = Client004Label(client), strconv.Itoa(n)+" posts"
-		r["app"] = app
+	return extend(m.With("client", Client004Label(client)).With("app", app), func(_ int, r frame.Row) {
 		r["rows"] = len(got)
 		r["order"] = firstLetters(got)
 		r["in_order"] = equalStrings(got, Emails004(n))
@@ -259,17 +269,19 @@ func checkRun004(f *frame.Frame, n int) error {
 	return nil
 }
 
-// Compare004 runs source 004 for real — App004 (sync and async) on db (nil:
-// SQLite) with delay inside each insert, and each of source 004's clients
-// as a Python process posting n users, plus the same at zero delay for the
-// real stack's fixed cost — and on the model (Model004 on the same
-// database), and returns the Agreement frame on elapsed_s with
-// SleepTolerance, with each side's row order (model_order, real_order) and
-// in_order flags. A run with failed posts or missing rows, on either side,
-// is an error naming the client, the app and the side.
-func Compare004(ctx context.Context, opts Options, db *DB, delay time.Duration, n int) (*frame.Frame, error) {
+// Versus004 is source 004 model vs real: every client against every app
+// on the model (Model004 on db's database) and for real — App004 (sync and
+// async) on db (nil: SQLite) with delay inside each insert, each of the
+// source's clients a Python process (client004.py) posting n users, rows
+// "real " + Label004 — every figure recorded through bench/metrics. The
+// frame holds the model rows then the real ones, each with rows, order and
+// in_order, for lab.ModelVsRealOf and the shape checks. A run with failed
+// posts or missing rows, on either side, is an error naming the client,
+// the app and the side. As for source 002 the clients' own code makes the
+// load, so this is not one bench.Run.
+func Versus004(ctx context.Context, opts Options, db *DB, delay time.Duration, n int) (*frame.Frame, error) {
 	if n <= 0 || n > 1000 || delay <= 0 || delay > time.Minute {
-		return nil, fmt.Errorf("cpython: Compare004: need n in 1..1000 and delay in (0, 1m], got %d and %v", n, delay)
+		return nil, fmt.Errorf("cpython: Versus004: need n in 1..1000 and delay in (0, 1m], got %d and %v", n, delay)
 	}
 	if db == nil {
 		db = &DB{}
@@ -283,7 +295,11 @@ func Compare004(ctx context.Context, opts Options, db *DB, delay time.Duration, 
 	if err := env.Require(mods...); err != nil {
 		return nil, err
 	}
-	real := newSummaryFrame("real CPython")
+	model, _, err := model004(ctx, db.MySQLDSN, delay, n, env.CPUs, false)
+	if err != nil {
+		return nil, err
+	}
+	frames := []*frame.Frame{model}
 	for i, app := range Apps004 {
 		srv := NewServer(App004(i == 1, db, delay), opts)
 		if err := srv.Start(ctx); err != nil {
@@ -291,57 +307,23 @@ func Compare004(ctx context.Context, opts Options, db *DB, delay time.Duration, 
 		}
 		for _, client := range Clients004 {
 			label := Label004(client, app)
-			base, err := client004(ctx, opts, srv.URL(), client, n, "delay=0")
-			if err == nil {
-				err = checkRun004(base, n)
-			}
-			if err != nil {
-				srv.Close()
-				return nil, fmt.Errorf("cpython: Compare004: %s (real, zero delay): %w", label, err)
-			}
-			r, err := client004(ctx, opts, srv.URL(), client, n, "")
+			r, err := Client004(ctx, opts, srv.URL(), client, n)
 			if err == nil {
 				err = checkRun004(r, n)
 			}
 			if err != nil {
 				srv.Close()
-				return nil, fmt.Errorf("cpython: Compare004: %s (real): %w", label, err)
+				return nil, fmt.Errorf("cpython: Versus004: %s (real): %w", label, err)
 			}
-			r = extend(r, func(_ int, row frame.Row) {
-				row["strategy"], row["app"] = label, app
-				row["elapsed_s_fixed"] = base.Float("elapsed_s", 0)
-			})
-			if real, err = frame.Concat(real.Name, real, r); err != nil {
-				srv.Close()
-				return nil, err
-			}
+			frames = append(frames, r.With("strategy", RealPrefix+label).With("app", app))
 		}
-		srv.Close()
+		if err := srv.Close(); err != nil {
+			return nil, err
+		}
 	}
-	model, _, err := model004(ctx, db.MySQLDSN, delay, n, env.CPUs, false)
+	f, err := frame.Concat("source 004: model vs real CPython", frames...)
 	if err != nil {
 		return nil, err
 	}
-	a, err := Agreement("source 004: model vs real CPython", model, real, "strategy", []string{"elapsed_s"}, SleepTolerance)
-	if err != nil {
-		return nil, err
-	}
-	find := func(f *frame.Frame, key string) int {
-		for i := 0; i < f.Len(); i++ {
-			if f.Text("strategy", i) == key {
-				return i
-			}
-		}
-		return -1
-	}
-	out := extend(a, func(i int, r frame.Row) {
-		k := a.Text("strategy", i)
-		if j := find(model, k); j >= 0 {
-			r["model_order"], r["model_in_order"] = model.Text("order", j), model.Float("in_order", j)
-		}
-		if j := find(real, k); j >= 0 {
-			r["real_order"], r["real_in_order"] = real.Text("order", j), real.Float("in_order", j)
-		}
-	})
-	return env.Describe(out), nil
+	return env.Describe(withVsSync(f)), nil
 }

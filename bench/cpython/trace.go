@@ -2,7 +2,6 @@ package cpython
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,10 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/conclab/conclab/bench"
-	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/bench/trace"
 )
 
@@ -131,45 +127,6 @@ func readTraceFile(path string) ([]trace.Event, error) {
 		evs = append(evs, trace.Event{Request: req, Phase: parts[1], Thread: lane(parts[2]), Start: start, End: end})
 	}
 	return evs, sc.Err()
-}
-
-// TraceBurst starts app on real CPython with tracing on, sends n requests
-// to path at once (Burst: a new connection each, from this process), stops
-// the server, and returns its trace as a trace frame (bench.TraceColumns)
-// whose strategy is label: the real server's requests, drawn by
-// charts.Waterfall next to the model's (frame.Concat with a Result's
-// Trace). ErrUnavailable (wrapped) when Python or a package is missing.
-func TraceBurst(ctx context.Context, opts Options, app App, path string, n int, label string) (*frame.Frame, error) {
-	if !strings.HasPrefix(path, "/") {
-		return nil, fmt.Errorf("cpython: TraceBurst: path must start with /, got %q", path)
-	}
-	opts.Trace = true
-	srv := NewServer(app, opts)
-	if err := srv.Start(ctx); err != nil {
-		return nil, err
-	}
-	defer srv.Close()
-	sum, err := Burst(ctx, label, Get(srv.URL()+path), n)
-	if err != nil {
-		return nil, err
-	}
-	if e := sum.Float("errors", 0); e > 0 {
-		return nil, fmt.Errorf("cpython: TraceBurst %s: %v of %d requests failed", label, e, n)
-	}
-	// The last lines are written as each response goes out; give the
-	// server a moment to finish writing them.
-	var tr trace.Snapshot
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		if tr, err = srv.Trace(); err != nil {
-			return nil, err
-		}
-		if countRequests(tr, trace.Handler) >= n || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return bench.TraceFrame(label, tr), nil
 }
 
 // countRequests counts the requests with an interval of phase p.

@@ -8,12 +8,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/conclab/conclab/bench/frame"
+	"github.com/conclab/conclab/bench/metrics"
 )
 
 // Downstream defaults and bounds (source 002: a mock /health that sleeps
@@ -163,32 +163,35 @@ func CallDownstream(ctx context.Context, client *http.Client, rawURL string) (ti
 	if err := checkLoopback(rawURL); err != nil {
 		return 0, err
 	}
-	return call(ctx, client, rawURL)
+	d, _, err := call(ctx, client, rawURL)
+	return d, err
 }
 
-func call(ctx context.Context, client *http.Client, rawURL string) (time.Duration, error) {
+// call makes one GET and returns its latency and status (0 when no
+// response came).
+func call(ctx context.Context, client *http.Client, rawURL string) (time.Duration, int, error) {
 	if client == nil {
 		client = noKeepAlive
 	}
 	start := time.Now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
-		return 0, fmt.Errorf("workload: downstream request: %w", err)
+		return 0, 0, fmt.Errorf("workload: downstream request: %w", err)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return time.Since(start), fmt.Errorf("workload: downstream call: %w", err)
+		return time.Since(start), 0, fmt.Errorf("workload: downstream call: %w", err)
 	}
 	_, err = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	d := time.Since(start)
 	if err != nil {
-		return d, fmt.Errorf("workload: downstream read: %w", err)
+		return d, resp.StatusCode, fmt.Errorf("workload: downstream read: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return d, fmt.Errorf("workload: downstream answered %s", resp.Status)
+		return d, resp.StatusCode, fmt.Errorf("workload: downstream answered %s", resp.Status)
 	}
-	return d, nil
+	return d, resp.StatusCode, nil
 }
 
 func checkLoopback(rawURL string) error {
@@ -229,6 +232,12 @@ type FanOutResult struct {
 	// Calls has one row per call, in call order: call, worker, start_ms
 	// (from the run's start), latency_ms, ok (1 or 0), error.
 	Calls *frame.Frame
+	// Result is every call recorded through bench/metrics, the lab's one
+	// instrument: its percentiles (HDR), avg and rps (every call over
+	// Elapsed) are the ones bench.Run's frames report under the same
+	// names. Its labels: strategy (the mode, "pool 5" for a pool of 5),
+	// workload "fan-out", load ("10 calls").
+	Result *metrics.Result
 }
 
 // Run makes the calls and returns their timings. It returns an error only
@@ -273,14 +282,15 @@ func (f FanOut) Run(ctx context.Context) (*FanOutResult, error) {
 	type rec struct {
 		worker     int
 		start, lat time.Duration
+		status     int
 		err        error
 	}
 	recs := make([]rec, f.Calls)
 	t0 := time.Now()
 	one := func(i, worker int) {
 		s := time.Since(t0)
-		lat, err := call(ctx, client, f.URL)
-		recs[i] = rec{worker: worker, start: s, lat: lat, err: err}
+		lat, status, err := call(ctx, client, f.URL)
+		recs[i] = rec{worker: worker, start: s, lat: lat, status: status, err: err}
 	}
 	var wg sync.WaitGroup
 	switch f.Mode {
@@ -313,7 +323,12 @@ func (f FanOut) Run(ctx context.Context) (*FanOutResult, error) {
 		}
 	}
 	wg.Wait()
-	res := &FanOutResult{Mode: f.Mode, Workers: workers, Elapsed: time.Since(t0), Calls: newFrame("fan-out calls ("+f.Mode+")", map[string]bool{"error": true}, "call", "worker", "start_ms", "latency_ms", "ok", "error")}
+	elapsed := time.Since(t0)
+	mr, err := metrics.NewRecorder(t0, metrics.Options{Shards: 1})
+	if err != nil {
+		return nil, fmt.Errorf("workload: fan-out: %w", err)
+	}
+	res := &FanOutResult{Mode: f.Mode, Workers: workers, Elapsed: elapsed, Calls: newFrame("fan-out calls ("+f.Mode+")", map[string]bool{"error": true}, "call", "worker", "start_ms", "latency_ms", "ok", "error")}
 	for i, r := range recs {
 		msg, ok := "", 1
 		if r.err != nil {
@@ -323,31 +338,54 @@ func (f FanOut) Run(ctx context.Context) (*FanOutResult, error) {
 				msg = "timeout: " + msg
 			}
 		}
+		mr.Record(0, &metrics.Sample{Outcome: outcome(r.status, r.err), Latency: r.lat, Err: r.err})
 		res.Calls.MustAppend(frame.Row{"call": i, "worker": r.worker, "start_ms": ms(r.start), "latency_ms": ms(r.lat), "ok": ok, "error": msg})
 	}
+	label := f.Mode
+	if f.Mode == FanPool {
+		label = fmt.Sprintf("pool %d", workers)
+	}
+	res.Result = mr.Finish(t0.Add(elapsed), 0, map[string]string{
+		metrics.LabelStrategy: label, metrics.LabelWorkload: "fan-out", metrics.LabelLoad: fmt.Sprintf("%d calls", f.Calls)})
 	return res, nil
 }
 
-// Summary is a one-row frame: mode, workers, count, errors, elapsed_s, rps,
-// min_ms, avg_ms, med_ms, p95_ms, max_ms (latencies of the calls).
+// outcome classifies a call as bench/metrics does a load request.
+func outcome(status int, err error) metrics.Outcome {
+	switch {
+	case err == nil:
+		return metrics.OK
+	case status >= 500:
+		return metrics.Status5xx
+	case status >= 400:
+		return metrics.Status4xx
+	case status > 0:
+		return metrics.Other
+	case errors.Is(err, context.DeadlineExceeded):
+		return metrics.Timeout
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return metrics.Timeout
+	}
+	return metrics.Conn
+}
+
+// Summary is Result's one-row summary frame (bench/metrics' columns:
+// strategy, workload, load, count, errors, ..., elapsed_s, rps, min_ms ...
+// max_ms, ...) with mode and workers added.
 func (r *FanOutResult) Summary() *frame.Frame {
-	lat := append([]float64(nil), r.Calls.Floats("latency_ms")...)
-	sort.Float64s(lat)
-	sum := 0.0
-	for _, v := range lat {
-		sum += v
+	f := r.Result.Summary().With("mode", r.Mode)
+	f.Name = "fan-out"
+	_ = f.AddColumn("workers", frame.Number)
+	out := frame.New(f.Name)
+	for _, c := range f.Columns() {
+		k, _ := f.KindOf(c)
+		_ = out.AddColumn(c, k)
 	}
-	q := func(p float64) float64 {
-		if len(lat) == 0 {
-			return 0
-		}
-		i := int(p*float64(len(lat)) + 0.5)
-		return lat[max(0, min(i, len(lat))-1)]
+	for _, row := range f.Rows() {
+		row["workers"] = r.Workers
+		out.MustAppend(row)
 	}
-	n := float64(len(lat))
-	f := newFrame("fan-out", map[string]bool{"mode": true}, "mode", "workers", "count", "errors", "elapsed_s", "rps", "min_ms", "avg_ms", "med_ms", "p95_ms", "max_ms")
-	f.MustAppend(frame.Row{"mode": r.Mode, "workers": r.Workers, "count": len(lat), "errors": r.Errors,
-		"elapsed_s": r.Elapsed.Seconds(), "rps": n / r.Elapsed.Seconds(),
-		"min_ms": q(0), "avg_ms": sum / max(n, 1), "med_ms": q(0.5), "p95_ms": q(0.95), "max_ms": q(1)})
-	return f
+	return out
 }

@@ -272,3 +272,31 @@ func ExampleEmails() {
 	fmt.Println(workload.Emails(3), len(workload.Emails(100)))
 	// Output: [A@A B@B C@C] 26
 }
+
+// TestFanOutRecordsThroughMetrics: the summary is bench/metrics' — every
+// call counted whatever its outcome, rps over all of them, a 400 counted
+// as a 4xx error with a latency, the percentiles ordered.
+func TestFanOutRecordsThroughMetrics(t *testing.T) {
+	t.Parallel()
+	d := startDownstream(t, 5*time.Millisecond)
+	res, err := workload.FanOut{URL: d.HealthURL() + "?ms=abc", Calls: 6, Mode: workload.FanPool, Workers: 3}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary()
+	if got := s.Float("count", 0); got != 6 {
+		t.Errorf("count %v; want 6", got)
+	}
+	if s.Float("errors", 0) != 6 || s.Float("errors_4xx", 0) != 6 || res.Errors != 6 {
+		t.Errorf("errors %v, errors_4xx %v, Errors %d; want 6 each", s.Float("errors", 0), s.Float("errors_4xx", 0), res.Errors)
+	}
+	if rps, want := s.Float("rps", 0), 6/s.Float("elapsed_s", 0); rps != want {
+		t.Errorf("rps %v; want count/elapsed_s = %v", rps, want)
+	}
+	if !(s.Float("min_ms", 0) <= s.Float("med_ms", 0) && s.Float("med_ms", 0) <= s.Float("p95_ms", 0) && s.Float("p95_ms", 0) <= s.Float("max_ms", 0)) {
+		t.Errorf("percentiles out of order:\n%s", s)
+	}
+	if s.Text("strategy", 0) != "pool 3" || s.Text("load", 0) != "6 calls" || s.Float("workers", 0) != 3 {
+		t.Errorf("labels:\n%s", s)
+	}
+}

@@ -29,9 +29,10 @@ func init() {
 		"Workload":      reflect.ValueOf(bench.Workload),
 
 		// type definitions
-		"CPUUse":     reflect.ValueOf((*bench.CPUUse)(nil)),
-		"Experiment": reflect.ValueOf((*bench.Experiment)(nil)),
-		"Progress":   reflect.ValueOf((*bench.Progress)(nil)),
-		"Result":     reflect.ValueOf((*bench.Result)(nil)),
+		"CPUUse":        reflect.ValueOf((*bench.CPUUse)(nil)),
+		"Experiment":    reflect.ValueOf((*bench.Experiment)(nil)),
+		"Progress":      reflect.ValueOf((*bench.Progress)(nil)),
+		"Result":        reflect.ValueOf((*bench.Result)(nil)),
+		"StrategyError": reflect.ValueOf((*bench.StrategyError)(nil)),
 	}
 }

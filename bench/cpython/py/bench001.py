@@ -18,7 +18,7 @@ async def one(client, url):
     try:
         r = await client.get(url)
         ok = r.status_code == 200
-        thread = ""
+        thread = "" if ok else "http%d" % r.status_code
         if ok and r.headers.get("content-type", "").startswith("application/json"):
             body = r.json()
             thread = "%s/%s" % (body.get("pid", ""), body.get("thread", ""))
@@ -53,9 +53,9 @@ def main():
     threads = {r[2] for r in res if r[1] and r[2]}
     print(json.dumps({
         "elapsed_s": elapsed,
-        "count": len(res),
-        "errors": sum(1 for r in res if not r[1]),
-        "latencies_ms": [r[0] * 1000 for r in res],
+        # one [latency_ms, error] per request, in sending order; error is ""
+        # for a 200, "httpNNN" for another status, else the exception's type
+        "requests": [[r[0] * 1000, "" if r[1] else r[2]] for r in res],
         "threads": len(threads),
     }))
 

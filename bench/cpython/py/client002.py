@@ -4,7 +4,7 @@
   threads     ThreadPoolExecutor(max_workers=W) + as_completed (thread_demo.py)
   asyncio     aiohttp.ClientSession + asyncio.gather    (async_demo.py)
 
-Prints one JSON object: elapsed_s, count, errors, latencies_ms, cpu_s (this
+Prints one JSON object: elapsed_s, requests ([latency_ms, error] each), cpu_s (this
 client process's user+system CPU during the run) and rss_mb (peak).
 
 usage: client002.py --url URL --mode threads [--workers 100] [--n 100]
@@ -21,7 +21,10 @@ def fetch(url):
     import requests
     t0 = time.perf_counter()
     try:
-        requests.get(url, timeout=5).json()
+        r = requests.get(url, timeout=5)
+        if r.status_code != 200:
+            return time.perf_counter() - t0, "http%d" % r.status_code
+        r.json()
         return time.perf_counter() - t0, ""
     except Exception as e:  # noqa: BLE001 - counted as an error
         return time.perf_counter() - t0, type(e).__name__
@@ -44,6 +47,8 @@ async def afetch(session, url):
     t0 = time.perf_counter()
     try:
         async with session.get(url, timeout=5) as resp:
+            if resp.status != 200:
+                return time.perf_counter() - t0, "http%d" % resp.status
             await resp.json()
             return time.perf_counter() - t0, ""
     except Exception as e:  # noqa: BLE001 - counted as an error
@@ -87,10 +92,8 @@ def main():
     elapsed = time.perf_counter() - start
     print(json.dumps({
         "elapsed_s": elapsed,
-        "count": len(res),
-        "errors": sum(1 for r in res if r[1]),
-        "error_kinds": sorted({r[1] for r in res if r[1]}),
-        "latencies_ms": [r[0] * 1000 for r in res],
+        # one [latency_ms, error] per request ("" when it succeeded)
+        "requests": [[r[0] * 1000, r[1]] for r in res],
         "cpu_s": cpu_seconds() - cpu0,
         "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
     }))

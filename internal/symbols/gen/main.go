@@ -30,6 +30,7 @@ var patterns = []string{
 	"github.com/conclab/conclab/kernel/cell",
 	"github.com/conclab/conclab/bench/...",
 	"github.com/conclab/conclab/charts/...",
+	"github.com/conclab/conclab/lab",
 	"github.com/disintegration/imaging",
 	"github.com/go-echarts/go-echarts/v2/charts",
 	"github.com/go-echarts/go-echarts/v2/opts",

@@ -1,0 +1,153 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/conclab/conclab/bench"
+	"github.com/conclab/conclab/bench/cpython"
+	"github.com/conclab/conclab/bench/frame"
+	"github.com/conclab/conclab/bench/strategy"
+)
+
+func summary(rows ...frame.Row) *frame.Frame {
+	f := frame.New("s")
+	_ = f.AddColumn("strategy", frame.Label)
+	_ = f.AddColumn("elapsed_s", frame.Number)
+	for _, r := range rows {
+		f.MustAppend(r)
+	}
+	return f
+}
+
+// A row agrees only within the tolerance: 10 % off agrees at ±10 %, 11 %
+// does not, NaN never does.
+func TestAgree(t *testing.T) {
+	t.Parallel()
+	f := summary(
+		frame.Row{"strategy": "a", "elapsed_s": 1.0}, frame.Row{"strategy": "real a", "elapsed_s": 1.1},
+		frame.Row{"strategy": "b", "elapsed_s": 1.0}, frame.Row{"strategy": "real b", "elapsed_s": 0.89},
+		frame.Row{"strategy": "c", "elapsed_s": 2.0}, frame.Row{"strategy": "real c", "elapsed_s": math.NaN()},
+	)
+	a, err := Agree("t", f, 0.10, "elapsed_s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Agree != 1 || a.Total != 3 || a.Line() != "1 of 3 agree within ±10 %" {
+		t.Errorf("agree %d of %d, line %q", a.Agree, a.Total, a.Line())
+	}
+	if got := strings.Join(a.Disagreeing(), ","); got != "b elapsed_s,c elapsed_s" {
+		t.Errorf("disagreeing %q", got)
+	}
+	if err := a.Err(); err == nil || !strings.Contains(err.Error(), "b elapsed_s, c elapsed_s") {
+		t.Errorf("Err() = %v", err)
+	}
+	if v := a.Frame.Text("verdict", 1); !strings.HasPrefix(v, "disagrees") || !strings.Contains(v, "-11 %") {
+		t.Errorf("verdict %q", v)
+	}
+}
+
+func TestAgreeBadInput(t *testing.T) {
+	t.Parallel()
+	pair := summary(frame.Row{"strategy": "a", "elapsed_s": 1.0}, frame.Row{"strategy": "real a", "elapsed_s": 1.0})
+	tests := []struct {
+		name    string
+		f       *frame.Frame
+		tol     float64
+		metrics []string
+		want    string
+	}{
+		{"nil", nil, 0.1, []string{"elapsed_s"}, "nil summary"},
+		{"no metrics", pair, 0.1, nil, "no metrics"},
+		{"zero tolerance", pair, 0, []string{"elapsed_s"}, "tolerance"},
+		{"missing metric", pair, 0.1, []string{"p95_ms"}, `no number column "p95_ms"`},
+		{"lone model", summary(frame.Row{"strategy": "a", "elapsed_s": 1.0}), 0.1, []string{"elapsed_s"}, `"a" has no real row "real a"`},
+		{"lone real", summary(frame.Row{"strategy": "real a", "elapsed_s": 1.0}), 0.1, []string{"elapsed_s"}, `"real a" has no model row "a"`},
+		{"duplicate", summary(frame.Row{"strategy": "a", "elapsed_s": 1.0}, frame.Row{"strategy": "a", "elapsed_s": 1.0}), 0.1, []string{"elapsed_s"}, "twice"},
+	}
+	for _, tc := range tests {
+		_, err := Agree("t", tc.f, tc.tol, tc.metrics...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want an error with %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// An experiment whose strategies do not pair is refused before anything
+// starts; a real strategy this machine cannot run is skipped.
+func TestModelVsRealRefusesAndSkips(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	lone := bench.Experiment{Strategies: []strategy.Strategy{strategy.Uvicorn{Name: "x"}}, Workload: bench.Steps(bench.Sleep(time.Millisecond))}
+	if _, err := ModelVsReal(ctx, lone, 0.1, "elapsed_s"); err == nil || !strings.Contains(err.Error(), `"x" has no real row`) {
+		t.Errorf("lone strategy: %v", err)
+	}
+	e := cpython.Experiment001(time.Millisecond, 1, cpython.Options{Python: "/no/such/python3"})
+	a, err := ModelVsReal(ctx, e, 0.1, "elapsed_s")
+	if a != nil || err != nil {
+		t.Errorf("unavailable CPython: %v, %v; want nil, nil (skipped)", a, err)
+	}
+	if a.Line() != "skipped" || a.Err() != nil || a.Disagreeing() != nil {
+		t.Errorf("nil Agreement: %q, %v, %v", a.Line(), a.Err(), a.Disagreeing())
+	}
+	a, err = ModelVsRealOf(ctx, "t", func(context.Context) (*frame.Frame, error) {
+		return nil, &cpython.MissingError{Python: "p", Modules: []string{"aiohttp"}, Debian: []string{"python3-aiohttp"}}
+	}, 0.1, "elapsed_s")
+	if a != nil || err != nil {
+		t.Errorf("ModelVsRealOf unavailable: %v, %v; want nil, nil", a, err)
+	}
+	boom := errors.New("boom")
+	if _, err := ModelVsRealOf(ctx, "t", func(context.Context) (*frame.Frame, error) { return nil, boom }, 0.1, "elapsed_s"); !errors.Is(err, boom) {
+		t.Errorf("failed run: %v", err)
+	}
+}
+
+// ModelVsReal on real CPython: one bench.Run, the pair found, one verdict
+// per metric, and an error exactly when a row disagrees.
+func TestModelVsRealRuns(t *testing.T) {
+	e := cpython.Experiment001(100*time.Millisecond, 5, cpython.Options{StopGrace: time.Second})
+	if err := (cpython.Real{App: cpython.App001(0)}).Available(context.Background()); errors.Is(err, cpython.ErrUnavailable) {
+		t.Skip(err)
+	}
+	var keep []strategy.Strategy
+	for _, s := range e.Strategies {
+		if strings.HasSuffix(s.Label(), cpython.AsyncOK) {
+			keep = append(keep, s)
+		}
+	}
+	e.Strategies = keep
+	a, err := ModelVsReal(context.Background(), e, cpython.SleepTolerance, "elapsed_s", "count")
+	if a == nil {
+		t.Fatalf("no agreement: %v", err)
+	}
+	if a.Total != 2 || a.Frame.Len() != 2 || a.Result == nil || a.Result.Summary.Len() != 2 {
+		t.Fatalf("agreement:\n%v", a.Frame)
+	}
+	if a.Frame.Float("agree", 1) != 1 {
+		t.Errorf("count differs between model and real:\n%v", a.Frame)
+	}
+	if (err != nil) != (a.Agree < a.Total) {
+		t.Errorf("err %v with %d of %d agreeing", err, a.Agree, a.Total)
+	}
+}
+
+// Run leaves out the real strategies that cannot run and runs the model's.
+func TestRunSkipsUnavailableReal(t *testing.T) {
+	t.Parallel()
+	e := cpython.Experiment001(10*time.Millisecond, 2, cpython.Options{Python: "/no/such/python3"})
+	res, err := Run(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(res.Summary.Texts("strategy"), ","); got != "/sync-sleep,/async-block,/async-ok,/offload" {
+		t.Errorf("rows %s; want the model's only", got)
+	}
+	only := bench.Experiment{Strategies: []strategy.Strategy{cpython.Real{App: cpython.App001(0), Options: cpython.Options{Python: "/no/such/python3"}}}}
+	if _, err := Run(context.Background(), only); err == nil || !strings.Contains(err.Error(), "no strategy can run") {
+		t.Errorf("nothing to run: %v", err)
+	}
+}
