@@ -92,44 +92,65 @@ fmt.Println(x)`
 		{"nbformat 4.4", []cell{{Source: good}}, 4, []string{"nbformat 4.4; want 4.5"}, false},
 		{"invalid", []cell{{Source: good, Count: "one"}}, 5, []string{"not a valid notebook"}, false},
 	}
+	// One run over all the notebooks, as CI runs it, then --fix, then
+	// the check again (each run of the checker starts Python).
+	paths := map[string]string{}
+	var all []string
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			p := write(strings.ReplaceAll(tc.name, " ", "-")+".ipynb", tc.minor, tc.cells...)
-			out, ok := run(p)
-			if len(tc.want) == 0 {
-				// A clean notebook still needs Jupyter's layout, which --fix gives.
-				if _, ok := run("--fix", p); !ok {
-					t.Fatalf("--fix of a clean notebook failed")
-				}
-				out, ok = run(p)
-				if !ok || !strings.Contains(out, "1 notebook(s) ok") {
-					t.Fatalf("a clean notebook failed the check:\n%s", out)
-				}
-				return
+		p := write(strings.ReplaceAll(tc.name, " ", "-")+".ipynb", tc.minor, tc.cells...)
+		paths[tc.name] = p
+		all = append(all, p)
+	}
+	if _, ok := run(append([]string{"--fix"}, paths["clean"])...); !ok { // Jupyter's layout
+		t.Fatalf("--fix of the clean notebook failed")
+	}
+	clean, _ := os.ReadFile(paths["clean"])
+	reported := func(out, path string) []string {
+		var lines []string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, path+": ") {
+				lines = append(lines, l)
 			}
-			if ok {
-				t.Fatalf("the check passed; want it to fail with %q:\n%s", tc.want, out)
+		}
+		return lines
+	}
+	out, ok := run(all...)
+	if ok {
+		t.Fatalf("the check passed on bad notebooks:\n%s", out)
+	}
+	for _, tc := range tests {
+		p := paths[tc.name]
+		got := reported(out, p)
+		if len(tc.want) == 0 && len(got) > 0 {
+			t.Errorf("%s: a clean notebook was reported: %q", tc.name, got)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) || len(got) == 0 {
+				t.Errorf("%s: the report lacks %q for %s:\n%s", tc.name, w, p, out)
 			}
-			for _, w := range append(tc.want, p+": ") {
-				if !strings.Contains(out, w) {
-					t.Errorf("the report lacks %q:\n%s", w, out)
-				}
-			}
-			before, _ := os.ReadFile(p)
-			_, fixOK := run("--fix", p)
-			if fixOK != tc.fixed {
-				t.Fatalf("--fix passed: %v; want %v", fixOK, tc.fixed)
-			}
-			after, _ := os.ReadFile(p)
-			if !tc.fixed {
-				if strings.Contains(out, "not a valid notebook") && string(after) != string(before) {
-					t.Fatalf("--fix rewrote an invalid notebook")
-				}
-				return
-			}
-			if out, ok := run(p); !ok {
-				t.Fatalf("after --fix the check still fails:\n%s", out)
-			}
-		})
+		}
+	}
+	before := map[string]string{}
+	for name, p := range paths {
+		b, _ := os.ReadFile(p)
+		before[name] = string(b)
+	}
+	run(append([]string{"--fix"}, all...)...)
+	out, _ = run(all...)
+	for _, tc := range tests {
+		p := paths[tc.name]
+		got := reported(out, p)
+		after, _ := os.ReadFile(p)
+		switch {
+		case tc.fixed && len(got) > 0:
+			t.Errorf("%s: still failing after --fix: %q", tc.name, got)
+		case !tc.fixed && len(got) == 0:
+			t.Errorf("%s: passes after --fix; want it still reported", tc.name)
+		case strings.Contains(strings.Join(got, "\n"), "not a valid notebook") && string(after) != before[tc.name]:
+			t.Errorf("%s: --fix rewrote an invalid notebook", tc.name)
+		}
+	}
+	if after, _ := os.ReadFile(paths["clean"]); string(after) != string(clean) {
+		t.Errorf("--fix changed a clean notebook")
 	}
 }
