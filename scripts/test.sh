@@ -14,6 +14,9 @@ unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' 
 if [ -n "$unformatted" ]; then echo "gofmt needed: $unformatted" >&2; exit 1; fi
 go vet ./...
 
+echo "== notebooks: nbformat 4.5, no outputs, code cells gofmt-clean"
+bash scripts/check-notebooks.sh
+
 echo "== go test"
 # -p 1: packages one at a time, so timing tests (waves, CPU speed-ups) do not compete
 # with each other for the 2 cores.

@@ -276,8 +276,17 @@ async function flows(page, name) {
   // The cursor at the end of the name. (The kernel also answers with the
   // called function just after "bench.Run(" — kernel/eval TestInspectInsideCall
   // — but JupyterLab 3.6's tooltip showed nothing there in this flow.)
-  await page.evaluate(() => { window.conclabLab.shell.currentWidget.content.activeCell.model.value.text = "bench.Run"; });
-  await page.keyboard.press("End");
+  // The text is set through the model, which leaves the cursor at the start
+  // and may leave the editor without focus (then End never reaches it):
+  // focus the editor and put the cursor after the name before Shift-Tab.
+  await page.evaluate(() => {
+    const c = window.conclabLab.shell.currentWidget.content.activeCell;
+    c.model.value.text = "bench.Run";
+    c.editor.focus();
+    c.editor.setCursorPosition({ line: 0, column: "bench.Run".length });
+  });
+  const cursor = await page.evaluate(() => window.conclabLab.shell.currentWidget.content.activeCell.editor.getCursorPosition());
+  if (cursor.column !== "bench.Run".length) fail(`tooltip: the cursor is at ${JSON.stringify(cursor)}, not after "bench.Run"`);
   await page.keyboard.press("Shift+Tab");
   const tip = await page.waitForSelector(".jp-Tooltip", { timeout: 15000 }).then((e) => e.textContent(), () => "");
   (/Run/.test(tip) ? pass : fail)(`tooltip on Shift-Tab: ${JSON.stringify(tip.slice(0, 80))}`);

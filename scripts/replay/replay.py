@@ -3,9 +3,11 @@
 way people use a notebook, over every notebook given:
 
   1. run all cells;
-  2. run all cells again in the same kernel (nothing may fail);
+  2. run all cells again in the same kernel (nothing may fail); on the way,
   3. interrupt the first long cell (a benchmark) mid-run, then run it again
-     (it succeeds);
+     (it succeeds) and go on with the cells after it (so the cells after an
+     interrupted one are seen to run too; without the "again" phase, the
+     interrupt is a phase of its own after the first run);
   4. restart the kernel, run a later cell first: it fails with
      "undefined: x", x an identifier an earlier cell defines; then run all
      cells (the earlier cells, the later one and the rest succeed): the
@@ -268,11 +270,18 @@ class Replay:
             self.fail(phase, "cell %d %r: %s" % (number, first_line(src), r.describe()))
         return False
 
-    def run_all(self, s, phase):
+    def run_all(self, s, phase, interrupt=False):
+        """Runs every cell in order, stopping at the first failure. With
+        interrupt, the first long cell is interrupted mid-run and run again
+        (interrupt_cell) in its turn."""
         t = time.monotonic()
         ok = True
+        k_long = self.first_long() if interrupt else None
         for k, _ in enumerate(self.cells):
-            r = s.execute(self.cells[k][1])
+            if k == k_long:
+                r = self.interrupt_cell(s, k)
+            else:
+                r = s.execute(self.cells[k][1])
             self.durations.setdefault(k, []).append(r.seconds)
             if not self.check(phase, k, r):
                 ok = False
@@ -280,19 +289,22 @@ class Replay:
         self.times[phase] = time.monotonic() - t
         return ok
 
-    def interrupt(self, s):
-        """Interrupts the first long cell mid-run, then runs it again. Runs
-        in the state the second full run left: every cell has run."""
-        phase = "interrupt"
-        t = time.monotonic()
+    def first_long(self):
+        """The index of the first cell that ran LONG_CELL or more in every
+        run so far, or None (and a note: the interrupt is skipped)."""
         long_cells = [k for k, d in self.durations.items() if min(d) >= LONG_CELL]
         if not long_cells:
             # No cell runs long enough to be caught mid-run for sure: an
             # interrupt could land after it finished.
-            log("  no cell ran %.1fs or more: interrupt phase skipped" % LONG_CELL)
-            self.times[phase] = time.monotonic() - t
-            return
-        k = min(long_cells)
+            log("  no cell ran %.1fs or more: interrupt skipped" % LONG_CELL)
+            return None
+        return min(long_cells)
+
+    def interrupt_cell(self, s, k):
+        """Interrupts cell k a third of the way into its shortest run so far,
+        checks the interrupt error, then runs it again: returns that run's
+        Result."""
+        phase = "interrupt"
         number, src = self.cells[k]
         shortest = min(self.durations[k])
         after = shortest / 3
@@ -306,9 +318,16 @@ class Replay:
                       % (number, first_line(src), after, r.describe(), " or ".join(sorted(INTERRUPT_NAMES))))
         else:
             log("  interrupted cell %d %r after %.2fs: %s" % (number, first_line(src), after, r.describe()))
-        r = s.execute(src)
-        self.check(phase + " (run again)", k, r)
-        self.times[phase] = time.monotonic() - t
+        return s.execute(src)
+
+    def interrupt(self, s):
+        """The interrupt on its own (when the "again" phase is not run):
+        interrupts the first long cell mid-run, then runs it again."""
+        t = time.monotonic()
+        k = self.first_long()
+        if k is not None:
+            self.check("interrupt (run again)", k, self.interrupt_cell(s, k))
+        self.times["interrupt"] = time.monotonic() - t
 
     def restart_out_of_order(self, s):
         """Restarts, runs a later cell first (it must fail naming an
@@ -343,8 +362,8 @@ class Replay:
         try:
             ok = self.run_all(s, "run all")
             if ok and "again" in phases:
-                self.run_all(s, "run all again")
-            if ok and "interrupt" in phases:
+                self.run_all(s, "run all again" + (", interrupting" if "interrupt" in phases else ""), interrupt="interrupt" in phases)
+            elif ok and "interrupt" in phases:
                 self.interrupt(s)
             if "restart" in phases:
                 self.restart_out_of_order(s)

@@ -5,12 +5,17 @@
 # notebooks/, the conclab kernel in quick mode (CONCLAB_QUICK=1 in the
 # server's, hence the kernels', environment); then jupyterlab/test/lab.mjs
 # drives Debian's chromium through playwright-core (every request outside
-# loopback refused): Run All on every lab notebook from the Run menu, charts
-# drawn, no cell or console error, saved sizes under 2 MB; and on the
-# quickstart the re-run, reload, second-tab, interrupt, restart and
-# save/close/reopen flows. Screenshots in .cache/jupyterlab/shots
-# (gitignored). Every process it starts is stopped at the end.
-# JUPYTERLAB_NOTEBOOKS="00-quickstart.ipynb ..." limits the notebooks (CI runs all).
+# loopback refused): Run All from the Run menu on two representative lab
+# notebooks — the quickstart, and 000-print (a source notebook with the most
+# chart kinds: source vs measured, latency, waterfall, lanes, model vs real
+# CPython) — charts drawn, no cell or console error, saved sizes under 2 MB;
+# and on the quickstart the re-run, reload, second-tab, interrupt, restart and
+# save/close/reopen flows. (Every notebook is run through the kernel by
+# 55-replay and headless by 50-notebook, whose browser check draws every
+# chart and which holds every executed notebook under 2 MB.) Screenshots in
+# .cache/jupyterlab/shots (gitignored). Every process it starts is stopped at
+# the end. JUPYTERLAB_NOTEBOOKS="a.ipynb b.ipynb" picks the notebooks
+# (JUPYTERLAB_NOTEBOOKS=all: every notebook in notebooks/).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -63,11 +68,14 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "$base/api/kernelspecs" || true)
 echo "-- jupyterlab: up at $url in $(( $(date +%s) - t0 )) s"
 
 nbs=()
-if [ -n "${JUPYTERLAB_NOTEBOOKS:-}" ]; then
-  read -r -a nbs <<<"$JUPYTERLAB_NOTEBOOKS" # e.g. "00-quickstart.ipynb" for a quick local run
-else
+if [ "${JUPYTERLAB_NOTEBOOKS:-}" = all ]; then
   for f in "$tmp"/notebooks/*.ipynb; do nbs+=("$(basename "$f")"); done
+else
+  read -r -a nbs <<<"${JUPYTERLAB_NOTEBOOKS:-00-quickstart.ipynb 000-print.ipynb}"
 fi
+for nb in "${nbs[@]}"; do
+  [ -f "$tmp/notebooks/$nb" ] || { echo "45-jupyterlab: no notebook notebooks/$nb" >&2; exit 1; }
+done
 t1=$(date +%s)
 node jupyterlab/test/lab.mjs --url "$base" --token "$token" --dir "$tmp/notebooks" --shots "$out/shots" \
   --flows 00-quickstart.ipynb "${nbs[@]}"

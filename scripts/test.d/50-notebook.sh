@@ -5,14 +5,18 @@
 # checked, bad input rejected with a non-zero exit and the input intact, and
 # fatal errors and timeouts failing only their cell (the real binary's child
 # process per notebook).
-# Then the lab's notebooks (notebooks/*.ipynb) twice, in quick mode: by
-# `conclab run`, and by Jupyter's `nbconvert --execute` (then `--to html`) through the
-# conclab kernel (a fresh build of this tree, kernelspec in a temp prefix);
-# every HTML page with charts opened in the charts' browser check.
+# Then the lab's notebooks (notebooks/*.ipynb), each executed once in quick
+# mode by `conclab run` (written notebooks valid nbformat 4.5 and under 2 MB
+# with their outputs, HTML reports opened in the charts' browser check; 001
+# and 004 once more without Python), and through Jupyter: every executed
+# notebook exported by `jupyter nbconvert --to html` and opened in the browser
+# check; NOTEBOOK_NBCONVERT_EXECUTE (default: 00-quickstart byo-server) are
+# also executed by `nbconvert --execute` through the conclab kernel (a fresh
+# build of this tree, kernelspec in a temp prefix), where the kernel must show
+# as many charts as `conclab run` did. (Every notebook is run through the kernel
+# by 55-replay, and in JupyterLab by 45-jupyterlab on two of them.)
 # NOTEBOOK_SKIP_SEEDS=1 skips notebooks/, NOTEBOOK_SKIP_NBCONVERT=1 only the
-# nbconvert pass, NOTEBOOK_SKIP_BROWSER=1 the browser checks. A notebook whose
-# shape check misses (measured timings outside its bands; "did NOT hold") is
-# run once more in either pass, and the first miss is printed.
+# nbconvert pass, NOTEBOOK_SKIP_BROWSER=1 the browser checks.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CONCLAB=${CONCLAB:-conclab}
@@ -212,15 +216,18 @@ if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && compgen -G "notebooks/*.ipynb" >/dev/n
     grep -q "your server at $CONCLAB_BYO_URL: 10 requests, 0 errors" "$tmp/seeds/byo-server.ipynb" \
       || fail "byo-server did not measure the server at CONCLAB_BYO_URL ($CONCLAB_BYO_URL)"
   fi
-  /usr/bin/python3 - "$tmp"/seeds/*.ipynb <<'PY' || fail "a written notebook is not valid nbformat 4.5"
-import sys, warnings
+  /usr/bin/python3 - "$tmp"/seeds/*.ipynb <<'PY' || fail "a written notebook is not valid nbformat 4.5, or is 2 MB or more"
+import os, sys, warnings
 import nbformat
 warnings.simplefilter("error")
+MAX = 2 << 20  # as 45-jupyterlab's limit on a notebook saved with its outputs
 for path in sys.argv[1:]:
     nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
     nbformat.validate(nb)
     assert (nb.nbformat, nb.nbformat_minor) == (4, 5), path
-print("50-notebook: %d written notebooks valid" % (len(sys.argv) - 1))
+    size = os.path.getsize(path)
+    assert size < MAX, "%s: %d KiB with its outputs (limit %d KiB)" % (path, size >> 10, MAX >> 10)
+print("50-notebook: %d written notebooks valid, each under 2 MB" % (len(sys.argv) - 1))
 PY
   if [ "${NOTEBOOK_SKIP_BROWSER:-}" != 1 ]; then
     browser_check "$tmp/seed-shots" "$tmp"/seeds-html/*.html \
@@ -240,11 +247,13 @@ PY
   fi
 fi
 
-# The same notebooks through Jupyter: `jupyter nbconvert --execute`, then `--to html`
-# (Debian's, under /usr/bin/python3) with the conclab kernel of a fresh build
-# of this tree, in quick mode (the kernel inherits CONCLAB_QUICK from
-# nbconvert). Each source notebook ends with a shape check that panics, so
-# such a notebook converts only when its experiment's shape held. Every notebook is
+# The same notebooks through Jupyter (Debian's, under /usr/bin/python3):
+# `jupyter nbconvert --to html` of every notebook `conclab run` executed,
+# opened in the browser check; and `nbconvert --execute` (then `--to html`)
+# of NOTEBOOK_NBCONVERT_EXECUTE through the conclab kernel of a fresh build of
+# this tree, in quick mode (the kernel inherits CONCLAB_QUICK from nbconvert).
+# Each source notebook ends with a shape check that panics, so such a
+# notebook converts only when its experiment's shape held. Every notebook is
 # run even after a failure; the pass fails if any did.
 if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && [ "${NOTEBOOK_SKIP_NBCONVERT:-}" != 1 ] \
   && compgen -G "notebooks/*.ipynb" >/dev/null; then
@@ -293,8 +302,20 @@ print("; ".join(bad)); sys.exit(1 if bad else 0)' "$nbc/ipynb/$name.ipynb"); [ -
       [ "$a" = "$b" ] || status="FAILED ($b charts; conclab run showed $a)"
     fi
   }
-  for nb in notebooks/*.ipynb; do
-    name=$(basename "$nb" .ipynb)
+  # Export only: the notebooks conclab run executed, in one nbconvert.
+  mkdir -p "$nbc/export"
+  if ! "${jupyter[@]}" nbconvert --to html --log-level=ERROR \
+    --HTMLExporter.require_js_url=file:///usr/share/javascript/requirejs/require.min.js \
+    --HTMLExporter.mathjax_url=file:///usr/share/javascript/mathjax/MathJax.js \
+    --output-dir "$nbc/export" "$tmp"/seeds/*.ipynb >"$nbc/export.log" 2>&1; then
+    cat "$nbc/export.log" >&2
+    fail "jupyter nbconvert --to html of the notebooks conclab run executed failed"
+  fi
+  echo "50-notebook: nbconvert --to html of $(ls "$nbc/export" | wc -l) executed notebooks took $(secs $(($(now_ms) - all_start)))"
+  read -r -a execute <<<"${NOTEBOOK_NBCONVERT_EXECUTE-00-quickstart byo-server}"
+  for name in "${execute[@]}"; do
+    nb=notebooks/$name.ipynb
+    [ -f "$nb" ] || fail "NOTEBOOK_NBCONVERT_EXECUTE: no notebook $nb"
     start=$(now_ms)
     nbconvert_one "$nb"
     printf '50-notebook: nbconvert %-28s %7s  %s\n' "$name" "$(secs $(($(now_ms) - start)))" "$status"
@@ -310,8 +331,10 @@ print("; ".join(bad)); sys.exit(1 if bad else 0)' "$nbc/ipynb/$name.ipynb"); [ -
       || fail "byo-server through the kernel did not measure the server at CONCLAB_BYO_URL"
   fi
   if [ "${NOTEBOOK_SKIP_BROWSER:-}" != 1 ]; then
+    browser_check "$tmp/nbc-export-shots" "$nbc"/export/*.html \
+      || fail "an nbconvert HTML export of a notebook conclab run executed failed the browser check"
     browser_check "$tmp/nbc-shots" "$nbc"/html/*.html \
-      || fail "an nbconvert HTML export failed the browser check"
+      || fail "an nbconvert HTML export of a notebook executed by the kernel failed the browser check"
   fi
 fi
 

@@ -3,14 +3,15 @@
 # kernelspec installed with `conclab install --prefix` into a temp
 # JUPYTER_PATH) driven through jupyter_client (Debian's, /usr/bin/python3) the
 # way people use a notebook, over every notebook in notebooks/: run all
-# cells; run all again; interrupt the first long cell mid-run and run it
-# again; restart, run a later cell first ("undefined: x"), then run all; shut
-# down with no process left behind. The driver is scripts/replay/replay.py;
+# cells; run all again, interrupting the first long cell mid-run and running
+# it again on the way; restart, run a later cell first ("undefined: x"), then
+# run all; shut down with no process left behind. The driver is scripts/replay/replay.py;
 # it prints each phase's time per notebook.
 #
 # Quick mode (CONCLAB_QUICK=1, as `conclab run --quick`). The real-CPython
-# sections are skipped (CONCLAB_PYTHON points nowhere; they are run by
-# 50-notebook's two passes) unless REPLAY_PYTHON=1. REPLAY_NOTEBOOKS="a.ipynb
+# sections are skipped (CONCLAB_PYTHON points nowhere; 50-notebook's
+# `conclab run` and nbconvert passes and 45-jupyterlab run them) unless
+# REPLAY_PYTHON=1. REPLAY_NOTEBOOKS="a.ipynb
 # b.ipynb" replays only those; REPLAY_SKIP=1 skips the suite.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
