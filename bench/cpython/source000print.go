@@ -79,7 +79,7 @@ func (p PrintModel) Start(ctx context.Context, _ pymodel.Workload, o strategy.St
 		return nil, fmt.Errorf("cpython: print model %q: %w", p.Endpoint, err)
 	}
 	u := strategy.Uvicorn{Name: p.Endpoint, Async: true, Python: p.Python}
-	w := pymodel.Workload{Name: "print " + fmt.Sprint(p.Lines) + " lines", Steps: []pymodel.Step{strategy.Print(pr, p.Lines, p.Endpoint+" line")}}
+	w := pymodel.Workload{Name: "print " + fmt.Sprint(p.Lines) + " lines", Steps: []pymodel.Step{pymodel.Print(pr, p.Lines, p.Endpoint+" line")}}
 	srv, err := u.Start(ctx, w, o)
 	if err != nil {
 		pr.Close()
