@@ -409,12 +409,13 @@ func SourceVsMeasured(source, measured *frame.Frame, metric string) *Chart {
 	return c
 }
 
-// ModelVsReal charts an agreement frame (bench/cpython's Agreement and
-// Compare functions: columns strategy, metric, model, real, agree, and
+// ModelVsReal charts an agreement frame (lab.Agreement's Frame: columns
+// strategy, metric, model, real, agree, optionally ordering, verdict, and
 // load when runs differ in load) for one metric: per strategy a light bar
 // (the model's prediction) next to a solid bar (real CPython, same machine,
 // same run), in the strategy's colour. The subtitle says how many rows
-// agree; each disagreeing row is named in a note under the chart, with its
+// agree within the tolerance (and how many in ordering only); each row that
+// does not agree within it is named in a note under the chart, with its
 // verdict when the frame has one.
 func ModelVsReal(agreement *frame.Frame, metric string) *Chart {
 	const view = "charts.ModelVsReal"
@@ -434,7 +435,7 @@ func ModelVsReal(agreement *frame.Frame, metric string) *Chart {
 	byLoad := rows.Has("load") && len(rows.Unique("load")) > 1
 	var cats, colors []string
 	var model, real []float64
-	agree, n := 0, rows.Len()
+	agree, ordering, n := 0, 0, rows.Len()
 	c := newChart(title)
 	for i := 0; i < n; i++ {
 		name := rows.Text("strategy", i)
@@ -449,9 +450,12 @@ func ModelVsReal(agreement *frame.Frame, metric string) *Chart {
 		if rows.Has("agree") && rows.Float("agree", i) == 1 {
 			agree++
 		} else if rows.Has("agree") {
+			if rows.Has("ordering") && rows.Float("ordering", i) == 1 {
+				ordering++
+			}
 			why := "outside the tolerance"
-			if v := rows.Text("verdict", i); v != "" {
-				why = v
+			if rows.Has("verdict") {
+				why = rows.Text("verdict", i)
 			}
 			c.notes = append(c.notes, fmt.Sprintf("%s: model %s, real %s — %s", cat, frame.FormatNumber(rows.Float("model", i)), frame.FormatNumber(rows.Float("real", i)), why))
 		}
@@ -459,6 +463,9 @@ func ModelVsReal(agreement *frame.Frame, metric string) *Chart {
 	c.subtitle = "light: model · solid: real CPython"
 	if rows.Has("agree") {
 		c.subtitle += fmt.Sprintf(" · %d of %d agree", agree, n)
+		if rows.Has("ordering") {
+			c.subtitle += fmt.Sprintf(", %d in ordering only", ordering)
+		}
 	}
 	c.kind = barKind
 	c.categories = cats

@@ -11,8 +11,10 @@
 //   - ModelVsReal: one bench.Run holding model strategies "X" and real
 //     ones "real X" (bench/cpython's Real), driven by the same load model
 //     through the same generator; rows paired by label, a verdict per pair
-//     and metric (agrees only when within the stated tolerance), the
-//     "model vs real" chart, and "N of M agree within ±X %".
+//     and metric (agrees only when within the stated tolerance; else
+//     "ordering only" when no other pair is clearly ordered the other way,
+//     counted apart; else disagrees, which fails the cell), the "model vs
+//     real" chart, and "N of M agree within ±X %; K agree in ordering only".
 //
 // Rendering goes to the installed display publisher (a conclab kernel or
 // `conclab run`); with none — a test, a plain Go program — the text form is

@@ -78,6 +78,7 @@ func ExampleAgree() {
 	for _, r := range []frame.Row{
 		{"strategy": "/async-block", "elapsed_s": 10.0}, {"strategy": "real /async-block", "elapsed_s": 10.4},
 		{"strategy": "/async-ok", "elapsed_s": 1.0}, {"strategy": "real /async-ok", "elapsed_s": 1.3},
+		{"strategy": "/offload", "elapsed_s": 1.0}, {"strategy": "real /offload", "elapsed_s": 12.0},
 	} {
 		f.MustAppend(r)
 	}
@@ -87,16 +88,21 @@ func ExampleAgree() {
 		return
 	}
 	fmt.Println(a.Line())
-	fmt.Println(a.Frame.Texts("verdict"))
+	for _, v := range a.Frame.Texts("verdict") {
+		fmt.Println(v)
+	}
 	fmt.Println(a.Err())
 	// Output:
-	// 1 of 2 agree within ±10 %
-	// [agrees: elapsed_s model 10, real 10.40 (+4 %), within ±10 % disagrees: elapsed_s model 1, real 1.30 (+30 %), beyond ±10 %]
-	// source 001: model and real CPython disagree beyond ±10 % on /async-ok elapsed_s (1 of 2 agree within ±10 %)
+	// 1 of 3 agree within ±10 %; 1 agree in ordering only
+	// agrees: elapsed_s model 10, real 10.40 (+4 %), within ±10 %
+	// ordering only: elapsed_s model 1, real 1.30 (+30 %), beyond ±10 %; no other row is clearly ordered the other way
+	// disagrees: elapsed_s model 1, real 12 (+1100 %), beyond ±10 %
+	// source 001: model and real CPython disagree beyond ±10 % and in ordering on /offload elapsed_s (1 of 3 agree within ±10 %; 1 agree in ordering only)
 }
 
 // ModelVsReal runs one experiment holding model and real strategies (here
-// source 001's) and shows the verdicts; it fails when a row disagrees and
+// source 001's) and shows the verdicts; it fails when a row agrees neither
+// within the tolerance nor in ordering, and
 // skips (nil, nil) without real CPython.
 func ExampleModelVsReal() {
 	a, err := lab.ModelVsReal(context.Background(), cpython.Experiment001(time.Second, 10, cpython.Options{}), cpython.SleepTolerance, "elapsed_s")

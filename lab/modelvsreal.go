@@ -26,11 +26,14 @@ type Agreement struct {
 	// Frame has one row per pair and metric: strategy (the model's label
 	// "X"; the real row is "real X"), metric, model, real, ratio (real /
 	// model), tolerance, agree (1 when |real − model| ≤ tolerance × |model|,
-	// 0 otherwise, NaN on either side included) and verdict, a sentence.
+	// 0 otherwise, NaN on either side included), ordering (1 when the pair
+	// has no clear ordering reversal against another pair, see Agree) and
+	// verdict: "agrees", "ordering only" or "disagrees", in a sentence.
 	// charts.ModelVsReal draws it.
 	Frame *frame.Frame
-	// Agree of Total rows agree.
-	Agree, Total int
+	// Agree of Total rows agree within the tolerance; Ordering more rows
+	// (not among Agree) agree in ordering only.
+	Agree, Ordering, Total int
 	// Summary is the summary frame the pairs were read from (model and
 	// real rows); Result the bench.Run result behind it (nil for
 	// ModelVsRealOf).
@@ -38,34 +41,36 @@ type Agreement struct {
 	Result  *bench.Result
 }
 
-// Line is the one-sentence answer: "N of M agree within ±X %" ("skipped"
-// on the nil Agreement of a skipped comparison).
+// Line is the answer in one line: "N of M agree within ±X %; K agree in
+// ordering only" ("skipped" on the nil Agreement of a skipped comparison).
 func (a *Agreement) Line() string {
 	if a == nil {
 		return "skipped"
 	}
-	return fmt.Sprintf("%d of %d agree within ±%s %%", a.Agree, a.Total, frame.FormatNumber(a.Tolerance*100))
+	return fmt.Sprintf("%d of %d agree within ±%s %%; %d agree in ordering only", a.Agree, a.Total, frame.FormatNumber(a.Tolerance*100), a.Ordering)
 }
 
-// Disagreeing lists "X metric" for each row that does not agree.
+// Disagreeing lists "X metric" for each row that agrees neither within
+// the tolerance nor in ordering.
 func (a *Agreement) Disagreeing() []string {
 	var out []string
 	if a == nil {
 		return nil
 	}
 	for i := 0; i < a.Frame.Len(); i++ {
-		if a.Frame.Float("agree", i) != 1 {
+		if a.Frame.Float("agree", i) != 1 && a.Frame.Float("ordering", i) != 1 {
 			out = append(out, a.Frame.Text("strategy", i)+" "+a.Frame.Text("metric", i))
 		}
 	}
 	return out
 }
 
-// Err is nil when every row agrees (or a is nil: skipped), else an error
-// naming the rows that do not, with the line.
+// Err is nil when every row agrees within the tolerance or in ordering (or
+// a is nil: skipped), else an error naming the rows that agree in neither,
+// with the line.
 func (a *Agreement) Err() error {
 	if d := a.Disagreeing(); len(d) > 0 {
-		return fmt.Errorf("%s: model and real CPython disagree beyond ±%s %% on %s (%s)",
+		return fmt.Errorf("%s: model and real CPython disagree beyond ±%s %% and in ordering on %s (%s)",
 			a.Title, frame.FormatNumber(a.Tolerance*100), strings.Join(d, ", "), a.Line())
 	}
 	return nil
@@ -195,6 +200,13 @@ func skipped(err error) (*Agreement, error) {
 // Agree pairs the rows of summary — model rows "X" and real rows "real X"
 // in the strategy column — and compares each metric within tol, as
 // ModelVsReal does, without running or showing anything.
+//
+// A pair that does not agree within tol may still agree in ordering: for
+// the metric, no other pair is clearly ordered the other way round — a
+// clear reversal is one where the model puts X above Y by more than tol
+// and reality puts X below Y by more than tol (or the other way). Near
+// ties on either side are not reversals. A lone pair has nothing to be
+// ordered against, so it agrees in ordering only when it agrees.
 func Agree(title string, summary *frame.Frame, tol float64, metrics ...string) (*Agreement, error) {
 	if err := checkArgs(tol, metrics); err != nil {
 		return nil, err
@@ -221,7 +233,7 @@ func Agree(title string, summary *frame.Frame, tol float64, metrics ...string) (
 		order = append(order, l)
 	}
 	out := frame.New(title)
-	for _, c := range []string{"strategy", "metric", "model", "real", "ratio", "tolerance", "agree", "verdict"} {
+	for _, c := range []string{"strategy", "metric", "model", "real", "ratio", "tolerance", "agree", "ordering", "verdict"} {
 		k := frame.Number
 		if c == "strategy" || c == "metric" || c == "verdict" {
 			k = frame.Label
@@ -230,6 +242,11 @@ func Agree(title string, summary *frame.Frame, tol float64, metrics ...string) (
 	}
 	a := &Agreement{Title: title, Tolerance: tol, Metrics: metrics, Summary: summary}
 	var lone []string
+	type pair struct {
+		label string
+		i, j  int
+	}
+	var pairs []pair
 	for _, l := range order {
 		if m, ok := strings.CutPrefix(l, cpython.RealPrefix); ok {
 			if _, ok := rowOf[m]; !ok {
@@ -242,16 +259,30 @@ func Agree(title string, summary *frame.Frame, tol float64, metrics ...string) (
 			lone = append(lone, fmt.Sprintf("%q has no real row %q", l, cpython.RealPrefix+l))
 			continue
 		}
-		i := rowOf[l]
+		pairs = append(pairs, pair{l, rowOf[l], j})
+	}
+	for _, p := range pairs {
 		for _, m := range metrics {
-			mv, rv := summary.Float(m, i), summary.Float(m, j)
+			mv, rv := summary.Float(m, p.i), summary.Float(m, p.j)
 			ok := agrees(mv, rv, tol)
-			a.Total++
-			if ok {
-				a.Agree++
+			ordered := false
+			if !ok && len(pairs) > 1 && finite(mv) && finite(rv) {
+				ordered = true
+				for _, q := range pairs {
+					if q != p && reversed(mv, summary.Float(m, q.i), rv, summary.Float(m, q.j), tol) {
+						ordered = false
+					}
+				}
 			}
-			out.MustAppend(frame.Row{"strategy": l, "metric": m, "model": mv, "real": rv, "ratio": rv / mv,
-				"tolerance": tol, "agree": ok, "verdict": verdict(m, mv, rv, tol, ok)})
+			a.Total++
+			switch {
+			case ok:
+				a.Agree++
+			case ordered:
+				a.Ordering++
+			}
+			out.MustAppend(frame.Row{"strategy": p.label, "metric": m, "model": mv, "real": rv, "ratio": rv / mv,
+				"tolerance": tol, "agree": ok, "ordering": ok || ordered, "verdict": verdict(m, mv, rv, tol, ok, ordered)})
 		}
 	}
 	if len(lone) > 0 {
@@ -264,6 +295,19 @@ func Agree(title string, summary *frame.Frame, tol float64, metrics ...string) (
 	return a, nil
 }
 
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// reversed reports a clear ordering reversal between pairs X (model mx,
+// real rx) and Y (my, ry): one side puts X above Y by more than tol, the
+// other below by more than tol. A NaN or infinite Y is no reversal.
+func reversed(mx, my, rx, ry, tol float64) bool {
+	if !finite(my) || !finite(ry) {
+		return false
+	}
+	above := func(a, b float64) bool { return a-b > tol*math.Abs(b) }
+	return (above(mx, my) && above(ry, rx)) || (above(my, mx) && above(rx, ry))
+}
+
 // agrees reports |real − model| ≤ tol × |model|; a NaN never agrees.
 func agrees(model, real, tol float64) bool {
 	if math.IsNaN(model) || math.IsNaN(real) || math.IsInf(model, 0) || math.IsInf(real, 0) {
@@ -274,7 +318,7 @@ func agrees(model, real, tol float64) bool {
 	return math.Abs(real-model) <= tol*math.Abs(model)*(1+1e-9)
 }
 
-func verdict(metric string, model, real, tol float64, ok bool) string {
+func verdict(metric string, model, real, tol float64, ok, ordered bool) string {
 	f := num
 	t := frame.FormatNumber(tol * 100)
 	dev := "n/a"
@@ -283,6 +327,9 @@ func verdict(metric string, model, real, tol float64, ok bool) string {
 	}
 	if ok {
 		return fmt.Sprintf("agrees: %s model %s, real %s (%s), within ±%s %%", metric, f(model), f(real), dev, t)
+	}
+	if ordered {
+		return fmt.Sprintf("ordering only: %s model %s, real %s (%s), beyond ±%s %%; no other row is clearly ordered the other way", metric, f(model), f(real), dev, t)
 	}
 	return fmt.Sprintf("disagrees: %s model %s, real %s (%s), beyond ±%s %%", metric, f(model), f(real), dev, t)
 }

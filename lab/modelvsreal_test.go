@@ -25,7 +25,8 @@ func summary(rows ...frame.Row) *frame.Frame {
 }
 
 // A row agrees only within the tolerance: 10 % off agrees at ±10 %, 11 %
-// does not, NaN never does.
+// does not, NaN never does. b is 11 % off but no pair is clearly ordered
+// the other way round (a is a tie on the model side): ordering only.
 func TestAgree(t *testing.T) {
 	t.Parallel()
 	f := summary(
@@ -37,17 +38,72 @@ func TestAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Agree != 1 || a.Total != 3 || a.Line() != "1 of 3 agree within ±10 %" {
-		t.Errorf("agree %d of %d, line %q", a.Agree, a.Total, a.Line())
+	if a.Agree != 1 || a.Ordering != 1 || a.Total != 3 || a.Line() != "1 of 3 agree within ±10 %; 1 agree in ordering only" {
+		t.Errorf("agree %d, ordering %d of %d, line %q", a.Agree, a.Ordering, a.Total, a.Line())
 	}
-	if got := strings.Join(a.Disagreeing(), ","); got != "b elapsed_s,c elapsed_s" {
-		t.Errorf("disagreeing %q", got)
+	if got := strings.Join(a.Disagreeing(), ","); got != "c elapsed_s" {
+		t.Errorf("disagreeing %q; want c elapsed_s", got)
 	}
-	if err := a.Err(); err == nil || !strings.Contains(err.Error(), "b elapsed_s, c elapsed_s") {
+	if err := a.Err(); err == nil || !strings.Contains(err.Error(), "on c elapsed_s (") {
 		t.Errorf("Err() = %v", err)
 	}
-	if v := a.Frame.Text("verdict", 1); !strings.HasPrefix(v, "disagrees") || !strings.Contains(v, "-11 %") {
+	if v := a.Frame.Text("verdict", 1); !strings.HasPrefix(v, "ordering only") || !strings.Contains(v, "-11 %") {
 		t.Errorf("verdict %q", v)
+	}
+	if v := a.Frame.Text("verdict", 2); !strings.HasPrefix(v, "disagrees") {
+		t.Errorf("verdict %q", v)
+	}
+}
+
+// Ordering only, or a clear reversal: the verdict per pair and metric.
+func TestAgreeOrdering(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name                  string
+		model, real           [3]float64 // pairs x, y, z
+		agree, ordering, fail int
+		disagreeing           string
+	}{
+		// Reality is 10x slower everywhere, in the model's order.
+		{"same order, values off", [3]float64{1, 2, 4}, [3]float64{10, 20, 40}, 0, 3, 0, ""},
+		// x and z swap places clearly: both reversed; y is a near tie with nothing.
+		{"clear reversal", [3]float64{1, 2, 4}, [3]float64{40, 20, 10}, 0, 0, 3, "x elapsed_s,y elapsed_s,z elapsed_s"},
+		// x and y are a near tie in the model (5 %): no reversal whatever reality says.
+		{"model near tie", [3]float64{1, 1.05, 4}, [3]float64{30, 20, 80}, 0, 3, 0, ""},
+		// All agree within ±10 %.
+		{"all agree", [3]float64{1, 2, 4}, [3]float64{1.05, 1.9, 4.2}, 3, 0, 0, ""},
+	} {
+		f := summary(
+			frame.Row{"strategy": "x", "elapsed_s": tc.model[0]}, frame.Row{"strategy": "real x", "elapsed_s": tc.real[0]},
+			frame.Row{"strategy": "y", "elapsed_s": tc.model[1]}, frame.Row{"strategy": "real y", "elapsed_s": tc.real[1]},
+			frame.Row{"strategy": "z", "elapsed_s": tc.model[2]}, frame.Row{"strategy": "real z", "elapsed_s": tc.real[2]},
+		)
+		a, err := Agree(tc.name, f, 0.10, "elapsed_s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Agree != tc.agree || a.Ordering != tc.ordering || a.Total-a.Agree-a.Ordering != tc.fail {
+			t.Errorf("%s: agree %d, ordering only %d, failing %d; want %d, %d, %d\n%v", tc.name, a.Agree, a.Ordering, a.Total-a.Agree-a.Ordering, tc.agree, tc.ordering, tc.fail, a.Frame)
+		}
+		if got := strings.Join(a.Disagreeing(), ","); got != tc.disagreeing {
+			t.Errorf("%s: disagreeing %q; want %q", tc.name, got, tc.disagreeing)
+		}
+		if (a.Err() != nil) != (tc.fail > 0) {
+			t.Errorf("%s: Err() = %v with %d failing", tc.name, a.Err(), tc.fail)
+		}
+	}
+}
+
+// A lone pair has nothing to be ordered against.
+func TestAgreeLonePair(t *testing.T) {
+	t.Parallel()
+	f := summary(frame.Row{"strategy": "x", "elapsed_s": 1.0}, frame.Row{"strategy": "real x", "elapsed_s": 3.0})
+	a, err := Agree("lone", f, 0.10, "elapsed_s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Ordering != 0 || a.Err() == nil {
+		t.Errorf("lone pair 3x off: ordering %d, Err %v; want 0 and an error", a.Ordering, a.Err())
 	}
 }
 
