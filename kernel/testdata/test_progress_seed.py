@@ -1,0 +1,77 @@
+"""bench.Run's live progress in a real kernel, on the quickstart notebook:
+its code cells run in order through jupyter_client with CONCLAB_QUICK=1,
+and the cell that calls bench.Run must publish, while it runs, a
+display_data with a transient display_id whose text/plain has one line per
+strategy, then at least one update_display_data with the same display_id,
+all before the cell's execute_reply, the last update's lines all marked
+done.
+
+Run with /usr/bin/python3 -m unittest -v test_progress_seed (conclab
+kernelspec on JUPYTER_PATH).
+"""
+import json
+import os
+import re
+import unittest
+
+from kernel_client import run_cell, start, stop
+
+NOTEBOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "notebooks", "00-quickstart.ipynb")
+
+
+def code_cells(path):
+    with open(path) as f:
+        nb = json.load(f)
+    return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+
+
+class ProgressSeed(unittest.TestCase):
+    def setUp(self):
+        self.km, self.kc = start(env=dict(os.environ, CONCLAB_QUICK="1"))
+
+    def tearDown(self):
+        stop(self.km, self.kc)
+
+    def test_quickstart_run_cell_shows_live_progress(self):
+        cells = code_cells(NOTEBOOK)
+        runs = [i for i, src in enumerate(cells) if "bench.Run(" in src]
+        self.assertEqual(len(runs), 1, "want exactly one bench.Run cell in %s" % NOTEBOOK)
+        presets = re.search(r"bench\.Presets\(([^)]*)\)", cells[runs[0]])
+        self.assertIsNotNone(presets, "the bench.Run cell names its strategies with bench.Presets")
+        labels = re.findall(r'"([^"]*)"', presets.group(1))
+        self.assertGreater(len(labels), 1, labels)
+        for i, src in enumerate(cells):
+            run = run_cell(self.kc, src, timeout=120)
+            self.assertEqual(run.status, "ok", "cell %d failed: %s" % (i + 1, run.error()))
+            if i != runs[0]:
+                continue
+            shown = run.of_type("display_data", "update_display_data")
+            self.assertTrue(shown, "the bench.Run cell published no display")
+            first = shown[0]
+            self.assertEqual(first["msg_type"], "display_data")
+            display_id = first["content"].get("transient", {}).get("display_id")
+            self.assertTrue(display_id, "the progress display has no transient display_id")
+            progress = [m for m in shown if m["content"].get("transient", {}).get("display_id") == display_id]
+            updates = progress[1:]
+            self.assertTrue(updates, "no update_display_data for display %s" % display_id)
+            self.assertEqual({m["msg_type"] for m in updates}, {"update_display_data"})
+
+            def lines(m):
+                return m["content"]["data"]["text/plain"].split("\n")
+
+            for m in progress:
+                got = lines(m)
+                self.assertEqual(len(got), len(labels), got)
+                for k, (line, label) in enumerate(zip(got, labels)):
+                    self.assertTrue(line.startswith("[%d/%d] %s  " % (k + 1, len(labels), label)), line)
+            last = lines(updates[-1])
+            self.assertTrue(all(line.endswith("  done") for line in last), last)
+            self.assertFalse(all(line.endswith("  done") for line in lines(first)), "the first display is already final")
+            # Published while the cell ran: in order, before its reply.
+            dates = [m["header"]["date"] for m in progress]
+            self.assertEqual(dates, sorted(dates))
+            self.assertLess(dates[-1], run.reply["header"]["date"])
+
+
+if __name__ == "__main__":
+    unittest.main()
