@@ -663,7 +663,7 @@ func (s *Session) runGuarded(ctx context.Context, seg segment) error {
 // and ranges over integers rewritten, falling back to src as written and
 // then to fallbacks when the interpreter cannot compile a rewritten form.
 func (s *Session) runPiece(ctx context.Context, src string, decl bool, line int, fallbacks ...string) error {
-	r := rewriteRangeInt(src, decl, s.globalKind, s.intFunc)
+	r := rewriteRangeInt(rewriteTupleAssign(src, decl), decl, s.globalKind, s.intFunc)
 	alts := append([]string{guardGoroutines(r, decl, s.isPackageName, s.isConst), r, src}, fallbacks...)
 	_, err := s.run(ctx, line, dedupe(alts)...)
 	return err
