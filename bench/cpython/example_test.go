@@ -228,3 +228,27 @@ func ExampleModel000() {
 	// ThreadPool upload_threadpool
 	// ProcessPool upload_processpool
 }
+
+// Client002Label names source 002's clients as their rows and traces do.
+func ExampleClient002Label() {
+	for _, c := range cpython.Clients002(100) {
+		fmt.Println(cpython.Client002Label(c.Mode, c.Workers))
+	}
+	// Output:
+	// sequential (requests)
+	// ThreadPoolExecutor 100
+	// ThreadPoolExecutor 30
+	// asyncio + aiohttp
+}
+
+// Model004Traced runs source 004's apps and clients on the model (SQLite
+// when dsn is ""): the summary has each client's time and row order, the
+// trace each request's phases.
+func ExampleModel004Traced() {
+	summary, traces, err := cpython.Model004Traced(context.Background(), "", 100*time.Millisecond, 26)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(summary.Len() > 0, traces.Len() > 0)
+}

@@ -300,3 +300,21 @@ func TestFanOutRecordsThroughMetrics(t *testing.T) {
 		t.Errorf("labels:\n%s", s)
 	}
 }
+
+// CallDownstream makes one call and times it; a 4xx or 5xx answer is an
+// error naming the status.
+func ExampleCallDownstream() {
+	ctx := context.Background()
+	down, err := workload.StartDownstream(ctx, 10*time.Millisecond)
+	if err != nil {
+		panic(err)
+	}
+	defer down.Close()
+	took, err := workload.CallDownstream(ctx, nil, down.HealthURL())
+	fmt.Println(took >= 10*time.Millisecond, err)
+	_, err = workload.CallDownstream(ctx, nil, down.HealthURL()+"?ms=oops")
+	fmt.Println(err != nil)
+	// Output:
+	// true <nil>
+	// true
+}
