@@ -41,6 +41,14 @@ func TestKillFindsReparentedDescendants(t *testing.T) {
 	if pid == 0 {
 		t.Fatal("no pid written")
 	}
+	// Wait until the background child has become the sleep (exec done):
+	// while a process execs, its environ briefly reads empty, and setsid
+	// may still be running in its place.
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if b, _ := os.ReadFile("/proc/" + itoa(pid) + "/cmdline"); len(b) >= 5 && string(b[:5]) == "sleep" {
+			break
+		}
+	}
 	if n := proctree.Kill("CONCLAB_TEST_TOKEN", token); n < 1 {
 		t.Errorf("Kill = %d; want at least the setsid'd sleep", n)
 	}
