@@ -2,7 +2,6 @@ package eval
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
 	"sort"
 	"strings"
@@ -55,17 +54,10 @@ type edit struct {
 // written. A go
 // statement inside an argument of another go statement is left unguarded.
 func guardGoroutines(src string, decl bool, isPkg, isConst func(name string) bool) string {
-	prefix := "package main\nfunc _() {\n"
-	suffix := "\n}"
-	if decl {
-		prefix, suffix = "package main\n", ""
-	}
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "", prefix+src+suffix, parser.SkipObjectResolution)
-	if err != nil {
+	f, off, ok := parseSegment(src, decl)
+	if !ok {
 		return src
 	}
-	off := func(p token.Pos) int { return fset.Position(p).Offset - len(prefix) }
 	text := func(n ast.Node) string { return src[off(n.Pos()):off(n.End())] }
 	var edits []edit
 	// One entry per open level of the walk: the cell variable of the go

@@ -2,7 +2,6 @@ package eval
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
 	"reflect"
 	"sort"
@@ -24,17 +23,10 @@ import (
 // numbers are unchanged. isIntVar reports whether a session global is an
 // integer.
 func rewriteRangeInt(src string, decl bool, isIntVar func(string) (reflect.Kind, bool), intFunc func(pkg, name string) bool) string {
-	prefix := "package main\nfunc _() {\n"
-	suffix := "\n}"
-	if decl {
-		prefix, suffix = "package main\n", ""
-	}
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "", prefix+src+suffix, parser.SkipObjectResolution)
-	if err != nil {
+	f, off, ok := parseSegment(src, decl)
+	if !ok {
 		return src
 	}
-	off := func(p token.Pos) int { return fset.Position(p).Offset - len(prefix) }
 
 	// Identifiers declared as integers anywhere in the segment (scopes are
 	// approximated: a name declared as an integer somewhere counts).

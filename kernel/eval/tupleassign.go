@@ -3,7 +3,6 @@ package eval
 import (
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
 	"sort"
 	"strings"
@@ -29,16 +28,10 @@ func rewriteTupleAssign(src string, decl bool) string {
 	if !strings.Contains(src, ",") || !strings.Contains(src, "(") {
 		return src
 	}
-	prefix, suffix := "package main\nfunc _() {\n", "\n}"
-	if decl {
-		prefix, suffix = "package main\n", ""
-	}
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "", prefix+src+suffix, parser.SkipObjectResolution)
-	if err != nil {
+	f, off, ok := parseSegment(src, decl)
+	if !ok {
 		return src
 	}
-	off := func(p token.Pos) int { return fset.Position(p).Offset - len(prefix) }
 	// An edit replaces src[start:end] by text (an insertion when start
 	// == end). Edits do not overlap.
 	type edit struct {
