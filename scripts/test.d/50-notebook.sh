@@ -204,7 +204,7 @@ if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && compgen -G "notebooks/*.ipynb" >/dev/n
   serve_pid=$!
   for _ in $(seq 50); do grep -q 'http://127.0.0.1:' "$tmp/serve.log" && break; sleep 0.1; done
   byo=$(grep -o 'http://127.0.0.1:[0-9]*' "$tmp/serve.log" | head -1) || fail "conclab serve did not start: $(cat "$tmp/serve.log")"
-  export CONCLAB_BYO_URL=$byo/work
+  export CONCLAB_BYO_URL=$byo
   start=$(date +%s)
   if ! "$CONCLAB" run --quick --out "$tmp/seeds" --html "$tmp/seeds-html" notebooks 2>"$tmp/seeds.log"; then
     cat "$tmp/seeds.log" >&2
@@ -213,7 +213,7 @@ if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && compgen -G "notebooks/*.ipynb" >/dev/n
   cat "$tmp/seeds.log" >&2
   echo "50-notebook: quick run of notebooks/ took $(( $(date +%s) - start ))s"
   if [ -f "$tmp/seeds/byo-server.ipynb" ]; then
-    grep -q "your server at $CONCLAB_BYO_URL: 10 requests, 0 errors" "$tmp/seeds/byo-server.ipynb" \
+    grep -q "your server at $CONCLAB_BYO_URL/work: 10 requests, 0 errors" "$tmp/seeds/byo-server.ipynb" \
       || fail "byo-server did not measure the server at CONCLAB_BYO_URL ($CONCLAB_BYO_URL)"
   fi
   /usr/bin/python3 - "$tmp"/seeds/*.ipynb <<'PY' || fail "a written notebook is not valid nbformat 4.5, or is 2 MB or more"
@@ -327,7 +327,7 @@ print("; ".join(bad)); sys.exit(1 if bad else 0)' "$nbc/ipynb/$name.ipynb"); [ -
   echo "50-notebook: nbconvert of notebooks/ took $(secs $(($(now_ms) - all_start)))"
   [ ${#failed[@]} -eq 0 ] || fail "nbconvert --execute through the conclab kernel failed for: ${failed[*]}"
   if [ -f "$nbc/ipynb/byo-server.ipynb" ] && [ -n "${CONCLAB_BYO_URL:-}" ]; then
-    grep -q "your server at $CONCLAB_BYO_URL: 10 requests, 0 errors" "$nbc/ipynb/byo-server.ipynb" \
+    grep -q "your server at $CONCLAB_BYO_URL/work: 10 requests, 0 errors" "$nbc/ipynb/byo-server.ipynb" \
       || fail "byo-server through the kernel did not measure the server at CONCLAB_BYO_URL"
   fi
   if [ "${NOTEBOOK_SKIP_BROWSER:-}" != 1 ]; then
