@@ -188,6 +188,11 @@ try {
       Jupyter.notebook.get_cell(i).input_prompt_number !== "*", benchCell, { timeout: 20000, polling: 20 });
     const ms = Date.now() - t0;
     (ms <= 1000 ? pass : fail)(`interrupt from the toolbar: kernel idle ${ms} ms after the click (limit 1000 ms)`);
+    // The error output comes on iopub and the reply on shell: Jupyter does
+    // not order the two channels, and the run's live progress updates queue
+    // ahead of the error on iopub, so wait for it (at most 5 s).
+    await page.waitForFunction((i) => (Jupyter.notebook.get_cell(i).output_area.outputs || [])
+      .some((o) => o.output_type === "error"), benchCell, { timeout: 5000, polling: 50 }).catch(() => {});
     const errs = await cellErrors(page);
     (errs.some((e) => e.startsWith(`cell ${benchCell}: `) && /interrupt/i.test(e)) ? pass : fail)(
       `the interrupted cell says it was interrupted: ${JSON.stringify(errs)}`);

@@ -318,6 +318,14 @@ async function flows(page, name) {
   }, benchIndex, { timeout: 20000, polling: 20 });
   const ms = Date.now() - t0;
   (ms <= 1000 ? pass : fail)(`interrupt from the toolbar: kernel idle ${ms} ms after the click (limit 1000 ms)`);
+  // The error output comes on iopub and the reply on shell: Jupyter does not
+  // order the two channels, and the run's live progress updates queue ahead
+  // of the error on iopub, so wait for it (at most 5 s).
+  await page.waitForFunction((i) => {
+    const outs = window.conclabLab.shell.currentWidget.content.widgets[i].model.outputs;
+    for (let k = 0; k < outs.length; k++) if (outs.get(k).type === "error") return true;
+    return false;
+  }, benchIndex, { timeout: 5000, polling: 50 }).catch(() => {});
   st = await state(page);
   const out = st.cells[benchIndex] && st.cells[benchIndex].outputs || [];
   (out.some((o) => o.output_type === "error" && /interrupt/i.test(o.ename + " " + o.evalue)) ? pass : fail)(
