@@ -67,11 +67,15 @@ func (g *GIL) acquire() (start, since time.Time, waited bool) {
 	start = time.Now()
 	g.mu.Lock()
 	if !g.held && len(g.waiters) == 0 {
+		// The clock is read under the lock, after the last holder's
+		// release read it: held intervals touch but never overlap, even
+		// when this call began before that release.
+		since = time.Now()
 		g.held = true
-		g.since = start
+		g.since = since
 		g.mu.Unlock()
 		g.acquires.Add(1)
-		return start, start, false
+		return since, since, false
 	}
 	ch := make(chan struct{})
 	g.waiters = append(g.waiters, ch)
@@ -99,8 +103,8 @@ func (g *GIL) release() (now time.Time) {
 	if g.FreeThreaded() {
 		return
 	}
-	now = time.Now()
 	g.mu.Lock()
+	now = time.Now() // under the lock: see acquire
 	if !g.held {
 		g.mu.Unlock()
 		panic("pymodel: release of an unheld GIL")
