@@ -254,6 +254,10 @@ func (s *Server) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := noDelay(ln.(*net.TCPListener)); err != nil {
+		ln.Close()
+		return err
+	}
 	lf, err := ln.(*net.TCPListener).File()
 	ln.Close() // the duplicate in lf keeps the socket listening
 	if err != nil {
@@ -497,4 +501,27 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// noDelay sets TCP_NODELAY on the listening socket, which Linux copies to
+// every connection it accepts. uvicorn given the socket as --fd wraps it as
+// a Unix socket, so asyncio skips its own TCP_NODELAY on accepted
+// connections; without this, Nagle's algorithm holds back a response's
+// second segment until the client's delayed ACK (about 40 ms), and the real
+// server looks forty times slower than it is.
+func noDelay(ln *net.TCPListener) error {
+	rc, err := ln.SyscallConn()
+	if err != nil {
+		return fmt.Errorf("listening socket: %w", err)
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) {
+		serr = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
+	}); err != nil {
+		return fmt.Errorf("listening socket: %w", err)
+	}
+	if serr != nil {
+		return fmt.Errorf("listening socket: TCP_NODELAY: %w", serr)
+	}
+	return nil
 }
