@@ -33,6 +33,7 @@ var PhaseColors = map[string]string{
 	trace.LoopBlocked:  "#b07aa1",
 	trace.Accept:       "#79706e",
 	trace.Handler:      "#a0cbe8",
+	trace.Framework:    "#d37295",
 }
 
 func phaseColor(p string) string {

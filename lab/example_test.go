@@ -158,7 +158,7 @@ func ExampleSlowest() {
 // Run runs an experiment read by its shape: source 000's print order on
 // the model and, where CPython is installed, for real.
 func ExampleRun() {
-	res, err := lab.Run(context.Background(), cpython.Experiment000Print(1000, 10, 2*time.Second, cpython.Options{}))
+	res, err := lab.Run(context.Background(), cpython.Experiment000Print(1000, 10, 2*time.Second, nil, cpython.Options{}))
 	if err != nil {
 		fmt.Println(err)
 		return

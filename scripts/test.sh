@@ -8,6 +8,12 @@ bash scripts/services.sh start
 # shellcheck disable=SC1091
 source .services.env
 export PATH="$(pwd)/bin:$PATH"
+# A calibration file of this run's own (docs/calibration.md): the first notebook
+# that needs this machine's costs measures them, the others read them, and no
+# run reads a previous one's.
+CONCLAB_CALIBRATION="$(mktemp -d)/calibration.json"
+export CONCLAB_CALIBRATION
+trap 'rm -rf "$(dirname "$CONCLAB_CALIBRATION")"' EXIT
 
 echo "== gofmt / go vet"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*'))

@@ -65,6 +65,10 @@ type Calibration struct {
 	// ("sqlite" or "mysql"); the model waits it as I/O.
 	Insert time.Duration
 	DBKind string
+
+	// Framework is the server stacks' own cost per request and print()'s
+	// per line (MeasureFramework); nil when not measured.
+	Framework *Framework `json:",omitempty"`
 }
 
 // Calibrate runs small Python timing scripts (py/calibrate.py) and returns
@@ -279,5 +283,6 @@ func (c *Calibration) Frame() *frame.Frame {
 	add("sum of squares", c.SumSquares, 1, fmt.Sprintf("sum(x**2 for x in list(range(%d))); %.0f ms a call in 10 threads at once",
 		c.SumSquaresN, ms(c.SumSquaresThreaded)))
 	add("insert", c.Insert, 0, "one committed INSERT, "+c.DBKind)
+	c.Framework.rows(add)
 	return f
 }

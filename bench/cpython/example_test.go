@@ -74,7 +74,7 @@ func ExampleExperiment003() {
 // Experiment000Print is the print recap; the model's printer is opened and
 // closed by each start.
 func ExampleExperiment000Print() {
-	e := cpython.Experiment000Print(100, 10, 5*time.Second, cpython.Options{})
+	e := cpython.Experiment000Print(100, 10, 5*time.Second, nil, cpython.Options{})
 	fmt.Println(e.Load)
 	for _, s := range e.Strategies {
 		fmt.Println(s.Label())

@@ -16,7 +16,7 @@ import (
 // VUs: six rows in the source's order, every request answered.
 func TestExperiment000Print(t *testing.T) {
 	needPython(t, "fastapi", "uvicorn")
-	res, err := bench.Run(context.Background(), Experiment000Print(200, 2, 700*time.Millisecond, Options{StopGrace: time.Second}))
+	res, err := bench.Run(context.Background(), Experiment000Print(200, 2, 700*time.Millisecond, nil, Options{StopGrace: time.Second}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,10 +38,17 @@ func PrintMode000(endpoint string) (string, error) {
 // pipe — a write(2) per line on the event loop, a queue drained by one
 // writer, or nothing. Each Start opens its own pipe and printer and the
 // server's Close closes them; the Experiment's workload is ignored.
+//
+// With Costs (a measured Framework), the model also pays what CPython
+// does: the stack's own cost per request on the loop (Costs.Cost, unless
+// Python.Framework is set) and, per line, what print() costs beyond its
+// write(2) (sync) or the writer's append (async), as CPU holding the GIL
+// before the lines are printed. Without, it pays only the writes.
 type PrintModel struct {
 	Endpoint string // DoPrint, DoPrintAsync or DontPrint; also the label
 	Lines    int    // lines per request, 1..1,000,000
 	Python   strategy.Python
+	Costs    *Framework
 }
 
 var _ strategy.Strategy = PrintModel{}
@@ -79,7 +86,10 @@ func (p PrintModel) Start(ctx context.Context, _ pymodel.Workload, o strategy.St
 		return nil, fmt.Errorf("cpython: print model %q: %w", p.Endpoint, err)
 	}
 	u := strategy.Uvicorn{Name: p.Endpoint, Async: true, Python: p.Python}
-	w := pymodel.Workload{Name: "print " + fmt.Sprint(p.Lines) + " lines", Steps: []pymodel.Step{pymodel.Print(pr, p.Lines, p.Endpoint+" line")}}
+	w := pymodel.Workload{Name: "print " + fmt.Sprint(p.Lines) + " lines", Steps: p.steps(mode, pr)}
+	if p.Costs != nil && u.Python.Framework.IsZero() {
+		u.Python.Framework = p.Costs.Cost
+	}
 	srv, err := u.Start(ctx, w, o)
 	if err != nil {
 		pr.Close()
@@ -87,6 +97,26 @@ func (p PrintModel) Start(ctx context.Context, _ pymodel.Workload, o strategy.St
 		return nil, err
 	}
 	return &printServer{Server: srv, printer: pr, sink: sink}, nil
+}
+
+// steps are the handler's: the Python side of the lines (with Costs), then
+// the printing itself.
+func (p PrintModel) steps(mode string, pr *workload.Printer) []pymodel.Step {
+	var out []pymodel.Step
+	var line time.Duration
+	switch {
+	case p.Costs == nil:
+	case mode == workload.PrintSync:
+		line = p.Costs.PrintExtra()
+	case mode == workload.PrintAsync:
+		line = p.Costs.AsyncLine
+	}
+	if line > 0 {
+		s := pymodel.Burn(line * time.Duration(p.Lines))
+		s.Name = "print (Python)"
+		out = append(out, s)
+	}
+	return append(out, pymodel.Print(pr, p.Lines, p.Endpoint+" line"))
 }
 
 func closeSink(s *workload.Sink) {
@@ -126,19 +156,20 @@ func (s *printServer) Close() error {
 }
 
 // Experiment000Print is source 000's print recap, model vs real: for each
-// endpoint the model (PrintModel) and the real app ("real /doPrint":
-// App000Print printing lines lines per request, stdout to its log file),
-// under vus closed VUs for duration with no think time. Absolute figures
-// differ — CPython spends far more per request than the model's Go — so
-// what should agree is the source's finding, the order: /doPrint the
-// slowest on both sides.
-func Experiment000Print(lines, vus int, duration time.Duration, opts Options) bench.Experiment {
+// endpoint the model (PrintModel with costs) and the real app ("real
+// /doPrint": App000Print printing lines lines per request, stdout to its
+// log file), under vus closed VUs for duration with no think time. With
+// costs (this machine's, MachineCalibration's Framework) the model pays
+// the stack's and print()'s CPU as CPython does, and its figures should
+// agree with the real ones; with nil it pays only its writes and only the
+// order can agree (/doPrint the slowest).
+func Experiment000Print(lines, vus int, duration time.Duration, costs *Framework, opts Options) bench.Experiment {
 	e := bench.Experiment{
 		Name: fmt.Sprintf("source 000 print: %d lines a request, %d VUs, %v, model vs real CPython", lines, vus, duration),
 		Load: load.Closed{VUs: vus, Duration: duration},
 	}
 	for _, ep := range Endpoints000Print {
-		e.Strategies = append(e.Strategies, PrintModel{Endpoint: ep, Lines: lines},
+		e.Strategies = append(e.Strategies, PrintModel{Endpoint: ep, Lines: lines, Costs: costs},
 			Real{Name: RealPrefix + ep, App: App000Print(lines), Endpoint: ep, Options: opts})
 	}
 	return e

@@ -80,6 +80,8 @@ type Config struct {
 	// Worker numbers this process among a prefork server's workers (its
 	// trace events' worker); 0 for a single process.
 	Worker int
+	// Framework is the server stack's own CPU per request (zero: none).
+	Framework FrameworkCost
 }
 
 // withDefaults fills zero fields and validates the rest.
@@ -100,6 +102,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.SwitchInterval < 0 {
 		return c, fmt.Errorf("pymodel: SwitchInterval must not be negative, got %v", c.SwitchInterval)
+	}
+	if err := c.Framework.Validate(); err != nil {
+		return c, err
 	}
 	if c.CPUs == 0 {
 		c.CPUs = runtime.NumCPU()
@@ -382,19 +387,36 @@ func (r *Runtime) Handle(ctx context.Context, h Handler) (Timing, error) {
 	var launched bool
 	switch {
 	case r.cfg.Mode == WSGI:
-		launched = r.goTracked(func() { q.finish(r.runThreaded(q, r.limiter, trace.ThreadWait, q.arrive)) })
+		launched = r.goTracked(func() {
+			q.finish(r.runThreaded(q, r.limiter, trace.ThreadWait, q.arrive, r.cfg.Framework.Thread))
+		})
 	case h.Async:
 		launched = r.loop.callFor(q.id, h.label(), func(t *pythread) {
 			r.span(q.id, QueueLane, trace.Queue, q.arrive)
+			if err := r.chargeFramework(q, t, r.cfg.Framework.Loop); err != nil {
+				t.afterCallback(func() { q.finish(err) })
+				return
+			}
 			q.startOn(TaskLane)
 			r.runOnLoop(q, 0, t)
 		})
 	default:
+		onLoop := r.cfg.Framework.Loop + r.cfg.Framework.Threadpool
 		launched = r.loop.callFor(q.id, h.label(), func(t *pythread) {
-			dispatched := r.span(q.id, QueueLane, trace.Queue, q.arrive)
+			r.span(q.id, QueueLane, trace.Queue, q.arrive)
+			if err := r.chargeFramework(q, t, onLoop); err != nil {
+				t.afterCallback(func() { q.finish(err) })
+				return
+			}
+			dispatched := time.Now()
 			if !r.goTracked(func() {
-				err := r.runThreaded(q, r.limiter, trace.LimiterWait, dispatched)
-				if !r.loop.callFor(q.id, h.label(), func(t *pythread) { t.afterCallback(func() { q.finish(err) }) }) {
+				err := r.runThreaded(q, r.limiter, trace.LimiterWait, dispatched, 0)
+				if !r.loop.callFor(q.id, h.label(), func(t *pythread) {
+					if err == nil {
+						err = r.chargeFramework(q, t, onLoop)
+					}
+					t.afterCallback(func() { q.finish(err) })
+				}) {
 					q.finish(ErrClosed)
 				}
 			}) {
@@ -467,8 +489,9 @@ func (r *Runtime) newThread(name string, req int64) *pythread {
 
 // runThreaded runs a def handler on a thread from p: it waits for one
 // (traced as phase wait, from since), takes the GIL and runs every step
-// blocking.
-func (r *Runtime) runThreaded(q *request, p *pool, wait trace.Phase, since time.Time) error {
+// blocking, with half of the framework cost fw before the handler and half
+// after it.
+func (r *Runtime) runThreaded(q *request, p *pool, wait trace.Phase, since time.Time, fw time.Duration) error {
 	slot, err := p.take(q.ctx)
 	if r.rec != nil {
 		r.span(q.id, p.name+" wait", wait, since)
@@ -479,16 +502,21 @@ func (r *Runtime) runThreaded(q *request, p *pool, wait trace.Phase, since time.
 	defer p.put(slot)
 	name := p.thread(slot)
 	q.startOn(name)
-	defer q.end()
 	t := r.newThread(name, q.id)
 	t.acquire()
 	defer t.release()
+	err = r.chargeFramework(q, t, fw)
 	for _, s := range q.h.Steps {
-		if err := r.callBlocking(q.ctx, t, s); err != nil {
-			return err
+		if err != nil {
+			break
 		}
+		err = r.callBlocking(q.ctx, t, s)
 	}
-	return nil
+	q.end()
+	if err != nil {
+		return err
+	}
+	return r.chargeFramework(q, t, fw)
 }
 
 // callBlocking runs s from a thread that waits for it: plain and awaited
@@ -585,5 +613,6 @@ func (r *Runtime) runOnLoop(q *request, i int, t *pythread) {
 		return
 	}
 	q.end()
-	t.afterCallback(func() { q.finish(nil) })
+	err := r.chargeFramework(q, t, r.cfg.Framework.Loop)
+	t.afterCallback(func() { q.finish(err) })
 }

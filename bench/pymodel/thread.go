@@ -106,7 +106,7 @@ func (t *pythread) run(ctx context.Context, s Step) error {
 			// changed hands.
 			check = func() error {
 				if t.gil.due() {
-					t.record(trace.CPU, seg)
+					t.record(StepPhase(s), seg)
 					t.gil.handoffs.Add(1)
 					t.release()
 					t.acquire()

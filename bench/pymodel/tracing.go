@@ -75,6 +75,8 @@ func StepPhase(s Step) trace.Phase {
 		return trace.IO
 	case s.ReleasesGIL:
 		return trace.CPUNoGIL
+	case s.Kind == KindBurn && s.Name == FrameworkStep:
+		return trace.Framework
 	}
 	return trace.CPU
 }

@@ -1,6 +1,11 @@
 package strategy
 
-import "time"
+import (
+	"fmt"
+	"time"
+
+	"github.com/conclab/conclab/bench/pymodel"
+)
 
 // Python is the modelled interpreter a Python family (Uvicorn, Gunicorn)
 // runs on: its os.cpu_count(), executor sizes, GIL switch interval and
@@ -14,12 +19,21 @@ type Python struct {
 	SwitchInterval time.Duration // 0: 5 ms
 	FreeThreaded   bool          // PEP 703: no GIL
 	SlowCallback   time.Duration // 0: 100 ms; negative: none
+	// Framework is the server stack's own CPU per request (zero: none);
+	// a measured Calibration gives this machine's (bench/cpython).
+	Framework pymodel.FrameworkCost
 }
 
 // Validate reports a negative size or switch interval, naming the field.
 func (p Python) Validate() error { return p.validate("python") }
 
 func (p Python) validate(label string) error {
-	return checkCounts(label, "CPUs", p.CPUs, "Executor", p.Executor, "ThreadExecutor", p.ThreadExecutor,
-		"ProcessWorkers", p.ProcessWorkers, "SwitchInterval", p.SwitchInterval)
+	if err := checkCounts(label, "CPUs", p.CPUs, "Executor", p.Executor, "ThreadExecutor", p.ThreadExecutor,
+		"ProcessWorkers", p.ProcessWorkers, "SwitchInterval", p.SwitchInterval); err != nil {
+		return err
+	}
+	if err := p.Framework.Validate(); err != nil {
+		return fmt.Errorf("strategy %q: %w", label, err)
+	}
+	return nil
 }

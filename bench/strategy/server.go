@@ -188,7 +188,8 @@ func (s *server) pyConfig() pymodel.Config {
 		Mode: mode, CPUs: s.st.CPUs, SwitchInterval: s.st.SwitchInterval, FreeThreaded: s.st.FreeThreaded,
 		Threads: s.st.Threads, Executor: s.st.Executor, ThreadExecutor: s.st.ThreadExecutor,
 		ProcessWorkers: s.st.ProcessWorkers, StartProcessPool: startPool, SlowCallback: s.st.SlowCallback,
-		Trace: s.rec, Worker: s.worker,
+		Framework: s.st.Framework,
+		Trace:     s.rec, Worker: s.worker,
 	}
 }
 

@@ -32,13 +32,14 @@ type spec struct {
 	CPUCall pymodel.Call `json:"cpu_call,omitempty"`
 	IOCall  pymodel.Call `json:"io_call,omitempty"`
 
-	CPUs           int           `json:"cpus,omitempty"`
-	Executor       int           `json:"executor,omitempty"`
-	ThreadExecutor int           `json:"thread_executor,omitempty"`
-	ProcessWorkers int           `json:"process_workers,omitempty"` // also GoProcessPool's size
-	SwitchInterval time.Duration `json:"switch_interval,omitempty"`
-	FreeThreaded   bool          `json:"free_threaded,omitempty"`
-	SlowCallback   time.Duration `json:"slow_callback,omitempty"`
+	CPUs           int                   `json:"cpus,omitempty"`
+	Executor       int                   `json:"executor,omitempty"`
+	ThreadExecutor int                   `json:"thread_executor,omitempty"`
+	ProcessWorkers int                   `json:"process_workers,omitempty"` // also GoProcessPool's size
+	SwitchInterval time.Duration         `json:"switch_interval,omitempty"`
+	FreeThreaded   bool                  `json:"free_threaded,omitempty"`
+	SlowCallback   time.Duration         `json:"slow_callback,omitempty"`
+	Framework      pymodel.FrameworkCost `json:"framework,omitempty"`
 
 	// Go-native.
 	Limit int `json:"limit,omitempty"` // Bounded's semaphore, Serial's 1
@@ -52,6 +53,7 @@ func pythonSpec(name, kind string, workers, threads int, async bool, cpu, io pym
 		Name: name, Kind: kind, Workers: workers, Threads: threads, Async: async, CPUCall: cpu, IOCall: io,
 		CPUs: p.CPUs, Executor: p.Executor, ThreadExecutor: p.ThreadExecutor, ProcessWorkers: p.ProcessWorkers,
 		SwitchInterval: p.SwitchInterval, FreeThreaded: p.FreeThreaded, SlowCallback: p.SlowCallback,
+		Framework: p.Framework,
 	}
 }
 
@@ -87,6 +89,9 @@ func (s spec) describe() string {
 	}
 	if s.FreeThreaded {
 		b.WriteString(", free-threaded")
+	}
+	if !s.Framework.IsZero() {
+		fmt.Fprintf(&b, ", framework (%v)", s.Framework)
 	}
 	return b.String()
 }

@@ -54,6 +54,10 @@ const (
 	Pool Phase = "pool"
 	// Respond is from the handler's return until the response is written.
 	Respond Phase = "respond"
+	// Framework is the server stack's own CPU for a request (parsing,
+	// routing, serialising, thread hand-offs), holding the GIL: a model
+	// runtime's pymodel.FrameworkCost.
+	Framework Phase = "framework"
 )
 
 // Per-process phases.

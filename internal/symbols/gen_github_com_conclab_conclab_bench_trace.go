@@ -18,6 +18,7 @@ func init() {
 		"DefaultCap":          reflect.ValueOf(constant.MakeFromLiteral("200000", token.INT, 0)),
 		"ExecutorWait":        reflect.ValueOf(trace.ExecutorWait),
 		"Filter":              reflect.ValueOf(trace.Filter),
+		"Framework":           reflect.ValueOf(trace.Framework),
 		"GIL":                 reflect.ValueOf(trace.GIL),
 		"GILLane":             reflect.ValueOf(constant.MakeFromLiteral("\"GIL\"", token.STRING, 0)),
 		"GILWait":             reflect.ValueOf(trace.GILWait),

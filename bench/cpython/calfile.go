@@ -1,0 +1,132 @@
+package cpython
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// CalibrationEnv names a file to keep this machine's calibration in,
+// instead of CalibrationFile's default.
+const CalibrationEnv = "CONCLAB_CALIBRATION"
+
+// calibrationVersion changes when what a calibration file holds changes; a
+// file of another version is measured again.
+const calibrationVersion = 2
+
+// calibrationFile is what a calibration file holds.
+type calibrationFile struct {
+	Version     int          `json:"version"`
+	Host        string       `json:"host"`
+	Measured    time.Time    `json:"measured"`
+	Calibration *Calibration `json:"calibration"`
+}
+
+// CalibrationFile is where this machine's calibration is kept:
+// $CONCLAB_CALIBRATION, or conclab/calibration.json in the user's cache
+// directory ($XDG_CACHE_HOME or ~/.cache), or in the temporary directory
+// when there is none.
+func CalibrationFile() string {
+	if p := os.Getenv(CalibrationEnv); p != "" {
+		return p
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "conclab", "calibration.json")
+}
+
+// SaveCalibration writes c to path (creating its directory), atomically.
+func SaveCalibration(path string, c *Calibration) error {
+	if c == nil {
+		return errors.New("cpython: SaveCalibration: nil calibration")
+	}
+	host, _ := os.Hostname()
+	b, err := json.MarshalIndent(calibrationFile{Version: calibrationVersion, Host: host, Measured: time.Now().UTC(), Calibration: c}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("cpython: calibration file: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".calibration-*.json")
+	if err != nil {
+		return fmt.Errorf("cpython: calibration file: %w", err)
+	}
+	_, werr := tmp.Write(append(b, '\n'))
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cpython: calibration file %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cpython: calibration file: %w", err)
+	}
+	return nil
+}
+
+// LoadCalibration reads a calibration file written by SaveCalibration. A
+// missing file is an error satisfying errors.Is(err, fs.ErrNotExist); a
+// file of another version or host, or one that does not parse, an error
+// saying so.
+func LoadCalibration(path string) (*Calibration, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpython: calibration file: %w", err)
+	}
+	var f calibrationFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("cpython: calibration file %s: %w", path, err)
+	}
+	if f.Version != calibrationVersion {
+		return nil, fmt.Errorf("cpython: calibration file %s: version %d, want %d (run conclab calibrate)", path, f.Version, calibrationVersion)
+	}
+	if host, _ := os.Hostname(); f.Host != host {
+		return nil, fmt.Errorf("cpython: calibration file %s: measured on %q, this is %q (run conclab calibrate)", path, f.Host, host)
+	}
+	if f.Calibration == nil || f.Calibration.Image <= 0 || f.Calibration.Framework == nil {
+		return nil, fmt.Errorf("cpython: calibration file %s: incomplete (run conclab calibrate)", path)
+	}
+	return f.Calibration, nil
+}
+
+// MachineCalibration is this machine's calibration with python ("": the
+// default interpreter): the one in CalibrationFile() when it was measured
+// here by this version of conclab with the same interpreter and CPU count,
+// or else a new one — Calibrate's step costs (the source's 8K image, the
+// default options) and MeasureFramework's — which it writes there,
+// replacing a stale file. A missing interpreter or package is a
+// *MissingError (errors.Is ErrUnavailable).
+func MachineCalibration(ctx context.Context, python string) (*Calibration, error) {
+	env, err := Detect(ctx, python)
+	if err != nil {
+		return nil, err
+	}
+	path := CalibrationFile()
+	if c, err := LoadCalibration(path); err == nil && c.Python == env.Implementation+" "+env.Version && c.CPUs == env.CPUs {
+		return c, nil
+	}
+	return Recalibrate(ctx, python, path)
+}
+
+// Recalibrate measures this machine's calibration (as MachineCalibration
+// does when the file is stale) and writes it to path.
+func Recalibrate(ctx context.Context, python, path string) (*Calibration, error) {
+	c, err := Calibrate(ctx, CalibrateOptions{Python: python})
+	if err != nil {
+		return nil, err
+	}
+	if c.Framework, err = MeasureFramework(ctx, FrameworkOptions{Python: python}); err != nil {
+		return nil, err
+	}
+	if err := SaveCalibration(path, c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}

@@ -1,0 +1,139 @@
+package cpython
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/conclab/conclab/bench/pymodel"
+)
+
+func TestCalibrationFileRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "cal.json")
+	c := SourceMachine(0.2)
+	c.Framework = &Framework{Cost: pymodel.FrameworkCost{Loop: 300 * time.Microsecond}, Requests: 100, PrintLine: 4 * time.Microsecond, PrintWrite: time.Microsecond}
+	if err := SaveCalibration(path, c); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadCalibration(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Image != c.Image || got.ImageGILHeld != c.ImageGILHeld || *got.Framework != *c.Framework {
+		t.Errorf("read back %+v / %+v; want %+v / %+v", got, got.Framework, c, c.Framework)
+	}
+	if d := got.Framework.PrintExtra(); d != 3*time.Microsecond {
+		t.Errorf("PrintExtra = %v; want 3µs", d)
+	}
+}
+
+func TestLoadCalibrationErrors(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := LoadCalibration(filepath.Join(dir, "none.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: err = %v; want fs.ErrNotExist", err)
+	}
+	write := func(name string, v any) string {
+		b, _ := json.Marshal(v)
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	host, _ := os.Hostname()
+	full := SourceMachine(0.2)
+	full.Framework = &Framework{}
+	cases := []struct {
+		name string
+		path string
+		want string
+	}{
+		{"not json", func() string { p := filepath.Join(dir, "bad"); os.WriteFile(p, []byte("{"), 0o644); return p }(), "unexpected end"},
+		{"old version", write("v1", calibrationFile{Version: 1, Host: host, Calibration: full}), "version 1"},
+		{"other host", write("host", calibrationFile{Version: calibrationVersion, Host: host + "-elsewhere", Calibration: full}), "measured on"},
+		{"no framework", write("nofw", calibrationFile{Version: calibrationVersion, Host: host, Calibration: SourceMachine(0.2)}), "incomplete"},
+	}
+	for _, c := range cases {
+		_, err := LoadCalibration(c.path)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v; want one saying %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestCalibrationFileEnv(t *testing.T) {
+	t.Setenv(CalibrationEnv, "/somewhere/cal.json")
+	if got := CalibrationFile(); got != "/somewhere/cal.json" {
+		t.Errorf("CalibrationFile() = %q with %s set", got, CalibrationEnv)
+	}
+}
+
+// TestMeasureFramework measures the real stacks: every cost positive, the
+// def endpoint dearer than the async one, and print() dearer than its
+// write.
+func TestMeasureFramework(t *testing.T) {
+	needPython(t, with(fastapiMods, "flask", "gunicorn")...)
+	f, err := MeasureFramework(context.Background(), FrameworkOptions{Requests: 300, Lines: 5000, Repeat: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Cost.Loop <= 0 || f.Cost.Thread <= 0 || f.PrintLine <= 0 || f.PrintWrite <= 0 || f.AsyncLine <= 0 {
+		t.Errorf("non-positive cost in %+v", *f)
+	}
+	if f.Requests < 300 {
+		t.Errorf("%d requests measured; want at least 300", f.Requests)
+	}
+	if f.PrintExtra() <= 0 {
+		t.Errorf("print() line %v not dearer than its write %v", f.PrintLine, f.PrintWrite)
+	}
+	if fr := f.Frame(); fr.Len() != 6 {
+		t.Errorf("Frame has %d rows; want 6", fr.Len())
+	}
+}
+
+func TestMeasureFrameworkRejectsBadOptions(t *testing.T) {
+	_, err := MeasureFramework(context.Background(), FrameworkOptions{Requests: 10})
+	if err == nil || !strings.Contains(err.Error(), "Requests >= 100") {
+		t.Fatalf("err = %v; want one about Requests", err)
+	}
+}
+
+// TestPrintModelSteps: with costs, a sync print pays print()'s Python side
+// beyond its writes and an async one the appends, as one burn before the
+// lines; without costs, or printing nothing, only the print step runs.
+func TestPrintModelSteps(t *testing.T) {
+	costs := &Framework{PrintLine: 4 * time.Microsecond, PrintWrite: time.Microsecond, AsyncLine: 300 * time.Nanosecond}
+	cases := []struct {
+		endpoint string
+		costs    *Framework
+		burn     time.Duration // 0: none
+	}{
+		{DoPrint, costs, 1000 * 3 * time.Microsecond},
+		{DoPrintAsync, costs, 1000 * 300 * time.Nanosecond},
+		{DontPrint, costs, 0},
+		{DoPrint, nil, 0},
+	}
+	for _, c := range cases {
+		p := PrintModel{Endpoint: c.endpoint, Lines: 1000, Costs: c.costs}
+		mode, err := PrintMode000(c.endpoint)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps := p.steps(mode, nil)
+		var burn time.Duration
+		for _, s := range steps {
+			if s.Kind == pymodel.KindBurn {
+				burn += s.Duration
+			}
+		}
+		if burn != c.burn || steps[len(steps)-1].Name != "print" {
+			t.Errorf("%s (costs %v): burn %v, last step %q; want %v and the print", c.endpoint, c.costs != nil, burn, steps[len(steps)-1].Name, c.burn)
+		}
+	}
+}
