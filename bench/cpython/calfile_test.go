@@ -48,7 +48,8 @@ func TestLoadCalibrationErrors(t *testing.T) {
 	}
 	host, _ := os.Hostname()
 	full := SourceMachine(0.2)
-	full.Framework = &Framework{}
+	noFramework := SourceMachine(0.2)
+	noFramework.Framework = nil
 	cases := []struct {
 		name string
 		path string
@@ -57,7 +58,7 @@ func TestLoadCalibrationErrors(t *testing.T) {
 		{"not json", func() string { p := filepath.Join(dir, "bad"); os.WriteFile(p, []byte("{"), 0o644); return p }(), "unexpected end"},
 		{"old version", write("v1", calibrationFile{Version: 1, Host: host, Calibration: full}), "version 1"},
 		{"other host", write("host", calibrationFile{Version: calibrationVersion, Host: host + "-elsewhere", Calibration: full}), "measured on"},
-		{"no framework", write("nofw", calibrationFile{Version: calibrationVersion, Host: host, Calibration: SourceMachine(0.2)}), "incomplete"},
+		{"no framework", write("nofw", calibrationFile{Version: calibrationVersion, Host: host, Calibration: noFramework}), "incomplete"},
 	}
 	for _, c := range cases {
 		_, err := LoadCalibration(c.path)

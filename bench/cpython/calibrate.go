@@ -172,9 +172,9 @@ func secs(s float64) time.Duration { return time.Duration(s * float64(time.Secon
 // CPUs, about 100 ms per 8K image (source 000), sum of squares of
 // 10,000,000 in about 2.5 s (source 003: 10 requests took 25 s on one
 // Flask worker), a 5 ms MySQL insert (an assumption: the sources do not
-// measure it). imageGILHeld is the share of the image work that holds the
-// GIL; pass a measured Calibration's ImageGILHeld to carry this machine's
-// Pillow behaviour over.
+// measure it) and SourceFramework's costs. imageGILHeld is the share of
+// the image work that holds the GIL; pass a measured Calibration's
+// ImageGILHeld to carry this machine's Pillow behaviour over.
 func SourceMachine(imageGILHeld float64) *Calibration {
 	return &Calibration{
 		Machine: "source's M1 laptop (stated)", CPUs: 8, Python: "CPython 3.12",
@@ -182,6 +182,7 @@ func SourceMachine(imageGILHeld float64) *Calibration {
 		ImageGILHeld: min(1, max(0, imageGILHeld)),
 		SumSquares:   2500 * time.Millisecond, SumSquaresN: 10_000_000,
 		Insert: 5 * time.Millisecond, DBKind: "mysql",
+		Framework: SourceFramework(),
 	}
 }
 

@@ -59,7 +59,7 @@ func Emails004(n int) []string {
 // they landed as sent) and vs_sync (elapsed over the sync client on the
 // sync app).
 func Model004(ctx context.Context, dsn string, delay time.Duration, n int) (*frame.Frame, error) {
-	f, _, err := model004(ctx, dsn, delay, n, 0, false)
+	f, _, err := model004(ctx, dsn, delay, n, 0, false, nil)
 	return f, err
 }
 
@@ -67,10 +67,12 @@ func Model004(ctx context.Context, dsn string, delay time.Duration, n int) (*fra
 // (bench.TraceColumns, one strategy per row of the summary): whether the
 // posts' handlers overlapped, next to the order the rows landed in.
 func Model004Traced(ctx context.Context, dsn string, delay time.Duration, n int) (summary, traces *frame.Frame, err error) {
-	return model004(ctx, dsn, delay, n, 0, true)
+	return model004(ctx, dsn, delay, n, 0, true, nil)
 }
 
-func model004(ctx context.Context, dsn string, delay time.Duration, n, cpus int, traced bool) (*frame.Frame, *frame.Frame, error) {
+// model004 runs the model's six rows; with costs its apps pay the
+// framework's cost per request.
+func model004(ctx context.Context, dsn string, delay time.Duration, n, cpus int, traced bool, costs *Framework) (*frame.Frame, *frame.Frame, error) {
 	if cpus == 0 {
 		cpus = runtime.NumCPU()
 	}
@@ -85,7 +87,7 @@ func model004(ctx context.Context, dsn string, delay time.Duration, n, cpus int,
 	traces.Name = "source 004 on the model: trace"
 	for _, app := range Apps004 {
 		for _, client := range Clients004 {
-			row, tr, err := runModel004(ctx, dsn, app, client, delay, n, cpus, traced)
+			row, tr, err := runModel004(ctx, dsn, app, client, delay, n, cpus, traced, costs)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -129,7 +131,7 @@ func withVsSync(f *frame.Frame) *frame.Frame {
 	})
 }
 
-func runModel004(ctx context.Context, dsn, app, client string, delay time.Duration, n, cpus int, traced bool) (*frame.Frame, trace.Snapshot, error) {
+func runModel004(ctx context.Context, dsn, app, client string, delay time.Duration, n, cpus int, traced bool, costs *Framework) (*frame.Frame, trace.Snapshot, error) {
 	var none trace.Snapshot
 	db, err := workload.OpenDB(ctx, dsn)
 	if err != nil {
@@ -139,6 +141,10 @@ func runModel004(ctx context.Context, dsn, app, client string, delay time.Durati
 	st, err := strategy.Preset(app)
 	if err != nil {
 		return nil, none, fmt.Errorf("cpython: Model004: %w", err)
+	}
+	if u, ok := st.(strategy.Uvicorn); ok && costs != nil {
+		u.Python.Framework = costs.Cost
+		st = u
 	}
 	var steps []pymodel.Step
 	if delay > 0 {
@@ -278,7 +284,9 @@ func checkRun004(f *frame.Frame, n int) error {
 // in_order, for lab.ModelVsRealOf and the shape checks. A run with failed
 // posts or missing rows, on either side, is an error naming the client,
 // the app and the side. As for source 002 the clients' own code makes the
-// load, so this is not one bench.Run.
+// load, so this is not one bench.Run. The model's apps pay this machine's
+// framework costs (MachineCalibration: measured once, then read from the
+// calibration file).
 func Versus004(ctx context.Context, opts Options, db *DB, delay time.Duration, n int) (*frame.Frame, error) {
 	if n <= 0 || n > 1000 || delay <= 0 || delay > time.Minute {
 		return nil, fmt.Errorf("cpython: Versus004: need n in 1..1000 and delay in (0, 1m], got %d and %v", n, delay)
@@ -295,7 +303,12 @@ func Versus004(ctx context.Context, opts Options, db *DB, delay time.Duration, n
 	if err := env.Require(mods...); err != nil {
 		return nil, err
 	}
-	model, _, err := model004(ctx, db.MySQLDSN, delay, n, env.CPUs, false)
+	// The model pays this machine's framework costs, as the real apps do.
+	cal, err := MachineCalibration(ctx, opts.Python)
+	if err != nil {
+		return nil, err
+	}
+	model, _, err := model004(ctx, db.MySQLDSN, delay, n, env.CPUs, false, cal.Costs())
 	if err != nil {
 		return nil, err
 	}
