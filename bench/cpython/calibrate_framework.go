@@ -108,7 +108,7 @@ func MeasureFramework(ctx context.Context, o FrameworkOptions) (*Framework, erro
 			Real{Name: def, App: fastapi, Endpoint: "/def", Options: opts},
 			Real{Name: wsgi, App: flask, Endpoint: "/nothing", Options: opts},
 		},
-		Load:        load.Closed{VUs: o.VUs, Iterations: max(o.Requests/o.VUs, 1)},
+		Load:        load.Closed{VUs: o.VUs, Iterations: (o.Requests + o.VUs - 1) / o.VUs},
 		TraceEvents: -1,
 		Progress:    func(bench.Progress) {},
 	}

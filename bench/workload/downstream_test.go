@@ -73,12 +73,14 @@ func TestFanOutModes(t *testing.T) {
 func TestDownstreamSetLatencyAndQuery(t *testing.T) {
 	t.Parallel()
 	d := startDownstream(t, 0)
-	d.SetLatency(150 * time.Millisecond)
-	if lat, err := workload.CallDownstream(context.Background(), nil, d.HealthURL()); err != nil || lat < 140*time.Millisecond {
-		t.Errorf("call with 150ms latency = %v, %v", lat, err)
+	// A latency long enough that ?ms=0's override is told from it by
+	// arithmetic, not by how loaded the machine is.
+	d.SetLatency(1500 * time.Millisecond)
+	if lat, err := workload.CallDownstream(context.Background(), nil, d.HealthURL()); err != nil || lat < 1400*time.Millisecond {
+		t.Errorf("call with 1.5s latency = %v, %v", lat, err)
 	}
-	if lat, err := workload.CallDownstream(context.Background(), nil, d.HealthURL()+"?ms=0"); err != nil || lat > 100*time.Millisecond {
-		t.Errorf("call with ?ms=0 = %v, %v; want fast", lat, err)
+	if lat, err := workload.CallDownstream(context.Background(), nil, d.HealthURL()+"?ms=0"); err != nil || lat > 750*time.Millisecond {
+		t.Errorf("call with ?ms=0 = %v, %v; want well under the 1.5 s latency", lat, err)
 	}
 	if _, err := workload.CallDownstream(context.Background(), nil, d.HealthURL()+"?ms=abc"); err == nil || !contains(err.Error(), "400") {
 		t.Errorf("?ms=abc err = %v; want a 400", err)
