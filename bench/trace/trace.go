@@ -75,7 +75,7 @@ const (
 // RequestPhases are the phases drawn in a request waterfall, in drawing
 // (legend) order; LanePhases those drawn in per-thread lanes.
 var (
-	RequestPhases = []Phase{Queue, LimiterWait, ExecutorWait, ThreadWait, GILWait, CPU, CPUNoGIL, IO, Write, Pool, Respond}
+	RequestPhases = []Phase{Queue, LimiterWait, ExecutorWait, ThreadWait, GILWait, Framework, CPU, CPUNoGIL, IO, Write, Pool, Respond}
 	LanePhases    = []Phase{GIL, GILWait, LoopBlocked, CPUNoGIL, IO, Write, Pool, Accept}
 )
 
