@@ -16,7 +16,7 @@ const CalibrationEnv = "CONCLAB_CALIBRATION"
 
 // calibrationVersion changes when what a calibration file holds changes; a
 // file of another version is measured again.
-const calibrationVersion = 2
+const calibrationVersion = 3
 
 // calibrationFile is what a calibration file holds.
 type calibrationFile struct {

@@ -93,8 +93,11 @@ func TestMeasureFramework(t *testing.T) {
 	if f.PrintExtra() <= 0 {
 		t.Errorf("print() line %v not dearer than its write %v", f.PrintLine, f.PrintWrite)
 	}
-	if fr := f.Frame(); fr.Len() != 6 {
-		t.Errorf("Frame has %d rows; want 6", fr.Len())
+	if f.Cost.ThreadStart <= 0 {
+		t.Errorf("thread start %v; want positive", f.Cost.ThreadStart)
+	}
+	if fr := f.Frame(); fr.Len() != 7 {
+		t.Errorf("Frame has %d rows; want 7", fr.Len())
 	}
 }
 

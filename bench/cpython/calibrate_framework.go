@@ -34,10 +34,11 @@ import (
 //     request.
 //
 // The print costs are CPU time per line in a plain CPython process
-// (py/calibrate_print.py), not through a server: print() of the source's
+// (py/calibrate_python.py), not through a server: print() of the source's
 // line with PYTHONUNBUFFERED=1 to a file (PrintLine), one os.write of the
 // line (PrintWrite: what the model's own write(2) per line stands for), and
-// the buffered writer's append on the loop (AsyncLine).
+// the buffered writer's append on the loop (AsyncLine). The same script
+// times a thread's start and join (Cost.ThreadStart).
 type Framework struct {
 	Cost pymodel.FrameworkCost `json:"cost"`
 	// Requests is how many requests each server measurement took.
@@ -58,14 +59,14 @@ func (f *Framework) PrintExtra() time.Duration {
 }
 
 // FrameworkOptions tune MeasureFramework. The zero value sends 3,000
-// requests from 8 closed VUs to each server and times 20,000 print lines,
-// median of 3.
+// requests from 8 closed VUs to each server and times 50,000 print lines,
+// median of 5.
 type FrameworkOptions struct {
 	Python   string
 	Requests int // per server (0: 3,000; at least 100)
 	VUs      int // closed VUs (0: 8)
-	Lines    int // print lines timed (0: 20,000)
-	Repeat   int // print runs the median is taken over (0: 3)
+	Lines    int // print lines timed (0: 50,000)
+	Repeat   int // print runs the median is taken over (0: 5)
 }
 
 // MeasureFramework measures this machine's framework and print costs (see
@@ -80,10 +81,10 @@ func MeasureFramework(ctx context.Context, o FrameworkOptions) (*Framework, erro
 		o.VUs = 8
 	}
 	if o.Lines == 0 {
-		o.Lines = 20000
+		o.Lines = 50000
 	}
 	if o.Repeat == 0 {
-		o.Repeat = 3
+		o.Repeat = 5
 	}
 	if o.Requests < 100 || o.VUs < 0 || o.Lines < 0 || o.Repeat < 0 {
 		return nil, fmt.Errorf("cpython: MeasureFramework: want Requests >= 100 and VUs, Lines, Repeat not negative (got %d, %d, %d, %d)",
@@ -144,7 +145,8 @@ func MeasureFramework(ctx context.Context, o FrameworkOptions) (*Framework, erro
 	return f, nil
 }
 
-// measurePrint runs py/calibrate_print.py and fills f's print costs.
+// measurePrint runs py/calibrate_python.py and fills f's print costs and
+// its thread start.
 func measurePrint(ctx context.Context, python string, o FrameworkOptions, f *Framework) error {
 	dir, err := os.MkdirTemp("", "conclab-calibrate-print-")
 	if err != nil {
@@ -154,23 +156,25 @@ func measurePrint(ctx context.Context, python string, o FrameworkOptions, f *Fra
 	if err := WriteFiles(dir); err != nil {
 		return err
 	}
-	out, err := runPython(ctx, python, dir, nil, "calibrate_print.py",
+	out, err := runPython(ctx, python, dir, nil, "calibrate_python.py",
 		"--lines", strconv.Itoa(o.Lines), "--repeat", strconv.Itoa(o.Repeat), "--out-dir", dir)
 	if err != nil {
 		return fmt.Errorf("cpython: MeasureFramework: %w", err)
 	}
 	var r struct {
-		Print float64 `json:"print_line"`
-		Write float64 `json:"write_line"`
-		Async float64 `json:"async_line"`
+		Print  float64 `json:"print_line"`
+		Write  float64 `json:"write_line"`
+		Async  float64 `json:"async_line"`
+		Thread float64 `json:"thread_start"`
 	}
 	if err := json.Unmarshal(lastLine(out), &r); err != nil {
-		return fmt.Errorf("cpython: calibrate_print.py printed %q: %w", tail(string(out), 300), err)
+		return fmt.Errorf("cpython: calibrate_python.py printed %q: %w", tail(string(out), 300), err)
 	}
-	if r.Print <= 0 || r.Write <= 0 || r.Async <= 0 {
-		return fmt.Errorf("cpython: calibrate_print.py gave non-positive costs: %s", tail(string(out), 300))
+	if r.Print <= 0 || r.Write <= 0 || r.Async <= 0 || r.Thread <= 0 {
+		return fmt.Errorf("cpython: calibrate_python.py gave non-positive costs: %s", tail(string(out), 300))
 	}
 	f.PrintLine, f.PrintWrite, f.AsyncLine = secs(r.Print), secs(r.Write), secs(r.Async)
+	f.Cost.ThreadStart = secs(r.Thread)
 	return nil
 }
 
@@ -183,6 +187,7 @@ func (f *Framework) rows(add func(step string, d time.Duration, held float64, de
 	add("framework: uvicorn loop", f.Cost.Loop, 1, "FastAPI async def doing nothing under uvicorn; "+n)
 	add("framework: def hand-off", f.Cost.Threadpool, 1, "a def endpoint's cost above the async one (run_in_threadpool); "+n)
 	add("framework: gunicorn thread", f.Cost.Thread, 1, "Flask under gunicorn gthread 1w x 1t; "+n)
+	add("thread start", f.Cost.ThreadStart, 1, "threading.Thread(...).start() and join(): charged when a pool starts a thread")
 	add("print() line", f.PrintLine, 1, "print(f\"doPrint line {i}\"), PYTHONUNBUFFERED=1, to a file: two write(2)s")
 	add("os.write line", f.PrintWrite, 0, "one os.write of the line: what the model's own write(2) stands for")
 	add("async writer line", f.AsyncLine, 1, "an f-string appended to the writer's list, on the loop")
@@ -227,10 +232,10 @@ func (f *Framework) Frame() *frame.Frame {
 // turns: a mean of (100 + 1) / 2 x Loop = 15.4 ms gives Loop = 0.30 ms. The
 // def hand-off and gunicorn's thread are not in the sources' numbers and
 // are taken as this machine's shares of Loop would suggest — the def
-// hand-off as large again, Flask's thread a third more (an assumption,
-// stated). print()'s per-line costs cannot be derived: the source does not
+// hand-off as large again, Flask's thread a third more, a thread's start
+// half of it (an assumption, stated). print()'s per-line costs cannot be derived: the source does not
 // say how many lines a request prints.
 func SourceFramework() *Framework {
 	loop := 300 * time.Microsecond
-	return &Framework{Cost: pymodel.FrameworkCost{Loop: loop, Threadpool: loop, Thread: loop * 4 / 3}}
+	return &Framework{Cost: pymodel.FrameworkCost{Loop: loop, Threadpool: loop, Thread: loop * 4 / 3, ThreadStart: loop / 2}}
 }

@@ -1,6 +1,7 @@
 package pymodel
 
 import (
+	"context"
 	"fmt"
 	"time"
 )
@@ -33,6 +34,12 @@ type FrameworkCost struct {
 	// accept loop is folded in). Half is charged before the handler, half
 	// after it.
 	Thread time.Duration `json:"thread,omitempty"`
+	// ThreadStart is a Python thread's start (threading.Thread.start and
+	// its bootstrap), charged on a pool's thread the first time it runs —
+	// pools start threads only as they are needed (AnyIO, a
+	// ThreadPoolExecutor, gunicorn's gthread pool) — before its request,
+	// holding the GIL.
+	ThreadStart time.Duration `json:"thread_start,omitempty"`
 }
 
 // IsZero reports whether f charges nothing.
@@ -43,7 +50,7 @@ func (f FrameworkCost) Validate() error {
 	for _, c := range []struct {
 		name string
 		d    time.Duration
-	}{{"Loop", f.Loop}, {"Threadpool", f.Threadpool}, {"Thread", f.Thread}} {
+	}{{"Loop", f.Loop}, {"Threadpool", f.Threadpool}, {"Thread", f.Thread}, {"ThreadStart", f.ThreadStart}} {
 		if c.d < 0 {
 			return fmt.Errorf("pymodel: FrameworkCost.%s must not be negative, got %v", c.name, c.d)
 		}
@@ -51,9 +58,9 @@ func (f FrameworkCost) Validate() error {
 	return nil
 }
 
-// String is e.g. "loop 190µs, threadpool 120µs, thread 0s".
+// String is e.g. "loop 190µs, threadpool 120µs, thread 0s, thread start 80µs".
 func (f FrameworkCost) String() string {
-	return fmt.Sprintf("loop %v, threadpool %v, thread %v", f.Loop, f.Threadpool, f.Thread)
+	return fmt.Sprintf("loop %v, threadpool %v, thread %v, thread start %v", f.Loop, f.Threadpool, f.Thread, f.ThreadStart)
 }
 
 // frameworkHalf is half of d as a framework step, or false when d is zero.
@@ -64,6 +71,20 @@ func frameworkHalf(d time.Duration) (Step, bool) {
 	s := Burn(max(d/2, time.Nanosecond))
 	s.Name = FrameworkStep
 	return s, true
+}
+
+// startThread charges a new thread's start on t (nothing when ThreadStart
+// is zero).
+func (r *Runtime) startThread(ctx context.Context, t *pythread) error {
+	d := r.cfg.Framework.ThreadStart
+	if d <= 0 {
+		return nil
+	}
+	s := Burn(d)
+	s.Name = FrameworkStep
+	t.acquire()
+	defer t.release()
+	return t.run(ctx, s)
 }
 
 // chargeFramework runs half of d on t (holding the GIL, traced as

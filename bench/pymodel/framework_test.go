@@ -85,3 +85,44 @@ func TestFrameworkCostRejectsNegative(t *testing.T) {
 		t.Fatalf("err = %v; want one naming FrameworkCost.Threadpool", err)
 	}
 }
+
+// TestThreadStartOnlyForNewThreads: a pool starts a thread only when no
+// started one is free, and reuses the most recently freed: requests one
+// after another run on one thread, started once; four at once start four.
+func TestThreadStartOnlyForNewThreads(t *testing.T) {
+	cases := []struct {
+		name      string
+		burst     int // requests at once, per round
+		rounds    int
+		wantStart int
+		wantLanes int
+	}{
+		{"one at a time", 1, 5, 1, 1},
+		{"four at once", 4, 1, 4, 4},
+		{"four at once, twice", 4, 2, 4, 4},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := trace.NewRecorder(0)
+			rt := startRuntime(t, pymodel.Config{Mode: pymodel.WSGI, Threads: 8, Trace: rec,
+				Framework: pymodel.FrameworkCost{ThreadStart: 500 * time.Microsecond}})
+			// Long enough that a burst's requests overlap on a loaded machine.
+			h := pymodel.Handler{Steps: []pymodel.Step{pymodel.Sleep(200 * time.Millisecond)}}
+			for range c.rounds {
+				burst(t, rt, c.burst, h)
+			}
+			starts, lanes := 0, map[string]bool{}
+			for _, e := range rec.Snapshot().Events {
+				switch e.Phase {
+				case trace.Framework:
+					starts++
+				case trace.Handler:
+					lanes[e.Thread] = true
+				}
+			}
+			if starts != c.wantStart || len(lanes) != c.wantLanes {
+				t.Errorf("%d thread starts, handlers on %d threads (%v); want %d and %d", starts, len(lanes), lanes, c.wantStart, c.wantLanes)
+			}
+		})
+	}
+}

@@ -492,7 +492,7 @@ func (r *Runtime) newThread(name string, req int64) *pythread {
 // blocking, with half of the framework cost fw before the handler and half
 // after it.
 func (r *Runtime) runThreaded(q *request, p *pool, wait trace.Phase, since time.Time, fw time.Duration) error {
-	slot, err := p.take(q.ctx)
+	slot, started, err := p.take(q.ctx)
 	if r.rec != nil {
 		r.span(q.id, p.name+" wait", wait, since)
 	}
@@ -501,8 +501,13 @@ func (r *Runtime) runThreaded(q *request, p *pool, wait trace.Phase, since time.
 	}
 	defer p.put(slot)
 	name := p.thread(slot)
-	q.startOn(name)
 	t := r.newThread(name, q.id)
+	if started {
+		if err := r.startThread(q.ctx, t); err != nil {
+			return err
+		}
+	}
+	q.startOn(name)
 	t.acquire()
 	defer t.release()
 	err = r.chargeFramework(q, t, fw)
@@ -555,7 +560,7 @@ func (r *Runtime) offload(ctx context.Context, req int64, s Step) error {
 		return fmt.Errorf("pymodel: step %s: cannot offload with call %q", s.Label(), s.Call)
 	}
 	start := time.Now()
-	slot, err := p.take(ctx)
+	slot, started, err := p.take(ctx)
 	if r.rec != nil {
 		r.span(req, p.name+" wait", wait, start)
 	}
@@ -564,6 +569,11 @@ func (r *Runtime) offload(ctx context.Context, req int64, s Step) error {
 	}
 	defer p.put(slot)
 	t := r.newThread(p.thread(slot), req)
+	if started {
+		if err := r.startThread(ctx, t); err != nil {
+			return err
+		}
+	}
 	t.acquire()
 	defer t.release()
 	return t.run(ctx, s)

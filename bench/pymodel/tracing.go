@@ -3,45 +3,86 @@ package pymodel
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/conclab/conclab/bench/trace"
 )
 
-// pool is a fixed set of numbered threads (AnyIO's limiter tokens, an
-// executor's threads, gthread threads): taking one waits, in FIFO order,
-// until one is free; its number names the thread in traces.
+// pool is a set of threads a request takes one of: AnyIO's worker threads
+// (the limiter's tokens), an executor's, gunicorn's gthread threads. A free
+// thread is reused most recently freed first — AnyIO pops its newest idle
+// worker, and a ThreadPoolExecutor starts a thread only when none is idle —
+// so a pool starts only as many threads as were ever busy at once; take
+// reports whether the thread it gives is starting. Waiters are served in
+// arrival order.
 type pool struct {
 	name  string // thread name prefix: "anyio", "to_thread", ...
-	slots chan int
 	names []string
+
+	mu      sync.Mutex
+	free    []int  // free slots, the most recently freed last
+	fresh   []bool // slot i has never run (its thread is not started yet)
+	waiters []chan int
 }
 
 func newPool(name string, n int) *pool {
-	p := &pool{name: name, slots: make(chan int, n), names: make([]string, n+1)}
-	for i := 1; i <= n; i++ {
-		p.slots <- i
+	p := &pool{name: name, names: make([]string, n+1), fresh: make([]bool, n+1)}
+	for i := n; i >= 1; i-- { // slot 1 on top: the first thread is anyio-1
+		p.free = append(p.free, i)
 		p.names[i] = fmt.Sprintf("%s-%d", name, i)
+		p.fresh[i] = true
 	}
 	return p
 }
 
-// take waits for a free thread, or fails with ctx.
-func (p *pool) take(ctx context.Context) (int, error) {
-	select {
-	case i := <-p.slots:
-		return i, nil
-	default:
+// take waits for a free thread, or fails with ctx. started reports that the
+// thread runs for the first time: its start is part of this request.
+func (p *pool) take(ctx context.Context) (slot int, started bool, err error) {
+	p.mu.Lock()
+	if n := len(p.free); n > 0 && len(p.waiters) == 0 {
+		slot = p.free[n-1]
+		p.free = p.free[:n-1]
+		started = p.fresh[slot]
+		p.fresh[slot] = false
+		p.mu.Unlock()
+		return slot, started, nil
 	}
+	ch := make(chan int, 1)
+	p.waiters = append(p.waiters, ch)
+	p.mu.Unlock()
 	select {
-	case i := <-p.slots:
-		return i, nil
+	case slot = <-ch:
+		return slot, false, nil // handed over by put: it has run before
 	case <-ctx.Done():
-		return 0, ctx.Err()
+		p.mu.Lock()
+		for i, w := range p.waiters {
+			if w == ch {
+				p.waiters = append(p.waiters[:i], p.waiters[i+1:]...)
+				p.mu.Unlock()
+				return 0, false, ctx.Err()
+			}
+		}
+		p.mu.Unlock()
+		// put handed a slot over as ctx ended: give it back.
+		p.put(<-ch)
+		return 0, false, ctx.Err()
 	}
 }
 
-func (p *pool) put(i int) { p.slots <- i }
+// put frees slot i: to the longest waiter, or onto the free stack.
+func (p *pool) put(i int) {
+	p.mu.Lock()
+	if len(p.waiters) > 0 {
+		ch := p.waiters[0]
+		p.waiters = p.waiters[1:]
+		p.mu.Unlock()
+		ch <- i
+		return
+	}
+	p.free = append(p.free, i)
+	p.mu.Unlock()
+}
 
 // thread is the name of thread i.
 func (p *pool) thread(i int) string { return p.names[i] }

@@ -85,6 +85,7 @@ func init() {
 		"Servers003IO":        reflect.ValueOf(&cpython.Servers003IO).Elem(),
 		"SleepTolerance":      reflect.ValueOf(constant.MakeFromLiteral("0.1000000000000000000013552527156068805425093160010874271392822266", token.FLOAT, 0)),
 		"Source":              reflect.ValueOf(cpython.Source),
+		"SourceFramework":     reflect.ValueOf(cpython.SourceFramework),
 		"SourceMachine":       reflect.ValueOf(cpython.SourceMachine),
 		"Strategies000":       reflect.ValueOf(&cpython.Strategies000).Elem(),
 		"SyncClient":          reflect.ValueOf(constant.MakeFromLiteral("\"sync\"", token.STRING, 0)),

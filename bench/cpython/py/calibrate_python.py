@@ -1,4 +1,5 @@
-"""Times print() as source 000's print app makes it, for conclab's model.
+"""Times print() as source 000's print app makes it, and a thread's start,
+for conclab's model.
 
 Prints one JSON line: the CPU time per line (seconds) of
   print_line  print(f"doPrint line {i}") with PYTHONUNBUFFERED=1 and stdout a
@@ -7,6 +8,9 @@ Prints one JSON line: the CPU time per line (seconds) of
               model's own write(2) per line stands for)
   async_line  the buffered async writer's part on the loop: an f-string
               appended to a list
+and per thread of
+  thread_start  threading.Thread(target=...).start() and join() of a thread
+              that returns at once (its start, bootstrap and end)
 Each is the median over --repeat runs of --lines lines, CPU time
 (time.process_time) in a child process, so other load does not skew it.
 """
@@ -31,6 +35,16 @@ elif kind == "write":
     t = time.process_time()
     for b in lines:
         os.write(fd, b)
+    d = time.process_time() - t
+elif kind == "thread":
+    import threading
+    def nothing():
+        pass
+    t = time.process_time()
+    for i in range(n):
+        th = threading.Thread(target=nothing)
+        th.start()
+        th.join()
     d = time.process_time() - t
 else:
     buf = []
@@ -61,6 +75,7 @@ def main():
     ap.add_argument("--out-dir", default=None)
     a = ap.parse_args()
     out = {k + "_line": measure(k, a.lines, a.repeat, a.out_dir) for k in ("print", "write", "async")}
+    out["thread_start"] = measure("thread", max(a.lines // 20, 50), a.repeat, a.out_dir)
     out["lines"] = a.lines
     print(json.dumps(out))
 
