@@ -201,7 +201,10 @@ func TestRunLeavesServerCPUOutOfSelfCheck(t *testing.T) {
 	n, burn := 5*runtime.GOMAXPROCS(0), 80*time.Millisecond
 	run := func(o load.Options) *bench.Result {
 		t.Helper()
-		o.CPUWarn = 0.3
+		// A low threshold: the burns' 0.8 s of CPU stays above a tenth of
+		// the machine unless other processes take nine tenths of it, and
+		// the generator's own few milliseconds stay far below.
+		o.CPUWarn = 0.1
 		res, err := bench.Run(context.Background(), bench.Experiment{
 			Strategies: strategies,
 			Workload:   bench.Steps(bench.BurnNoGIL(burn)),
