@@ -55,6 +55,7 @@ func init() {
 		"Gunicorn":            reflect.ValueOf(constant.MakeFromLiteral("\"gunicorn\"", token.STRING, 0)),
 		"GunicornUvicorn":     reflect.ValueOf(constant.MakeFromLiteral("\"gunicorn+uvicorn\"", token.STRING, 0)),
 		"Label004":            reflect.ValueOf(cpython.Label004),
+		"MeasureSplit":        reflect.ValueOf(cpython.MeasureSplit),
 		"ModeCPU":             reflect.ValueOf(constant.MakeFromLiteral("\"cpu\"", token.STRING, 0)),
 		"ModeIO":              reflect.ValueOf(constant.MakeFromLiteral("\"io\"", token.STRING, 0)),
 		"Model000":            reflect.ValueOf(cpython.Model000),
@@ -79,6 +80,9 @@ func init() {
 		"SleepTolerance":      reflect.ValueOf(constant.MakeFromLiteral("0.1000000000000000000013552527156068805425093160010874271392822266", token.FLOAT, 0)),
 		"Source":              reflect.ValueOf(cpython.Source),
 		"SourceMachine":       reflect.ValueOf(cpython.SourceMachine),
+		"SplitColumns":        reflect.ValueOf(&cpython.SplitColumns).Elem(),
+		"SplitServers":        reflect.ValueOf(&cpython.SplitServers).Elem(),
+		"SplitSummary":        reflect.ValueOf(cpython.SplitSummary),
 		"Strategies000":       reflect.ValueOf(&cpython.Strategies000).Elem(),
 		"SyncClient":          reflect.ValueOf(constant.MakeFromLiteral("\"sync\"", token.STRING, 0)),
 		"SyncSleep":           reflect.ValueOf(constant.MakeFromLiteral("\"/sync-sleep\"", token.STRING, 0)),
@@ -90,6 +94,7 @@ func init() {
 		"Versus001":           reflect.ValueOf(cpython.Versus001),
 		"Versus002":           reflect.ValueOf(cpython.Versus002),
 		"Versus004":           reflect.ValueOf(cpython.Versus004),
+		"WorkerCounts":        reflect.ValueOf(cpython.WorkerCounts),
 		"WriteFiles":          reflect.ValueOf(cpython.WriteFiles),
 
 		// type definitions
@@ -110,5 +115,6 @@ func init() {
 		"Scale":            reflect.ValueOf((*cpython.Scale)(nil)),
 		"Server":           reflect.ValueOf((*cpython.Server)(nil)),
 		"Server003":        reflect.ValueOf((*cpython.Server003)(nil)),
+		"SplitOptions":     reflect.ValueOf((*cpython.SplitOptions)(nil)),
 	}
 }

