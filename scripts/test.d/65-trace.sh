@@ -4,7 +4,8 @@
 # writes the trace when interrupted, and the file is checked against Chrome's
 # trace event format (what Perfetto UI and chrome://tracing load) and the
 # model's exact facts: /sync-sleep x100 runs at most 40 at once in three
-# waves; /async-block's handlers never overlap; two prefork workers each
+# waves; /async-block's handlers never overlap; prefork workers (one or both
+# of two serve a burst: the accept is greedy, as gunicorn's) each
 # have a GIL that no two of their threads hold at once. Short and bounded.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
