@@ -147,6 +147,15 @@ type Options003 struct {
 	Calibration *Calibration
 	// Servers are the rows (nil: Servers003IO or Servers003CPU).
 	Servers []Server003
+	// Repeat runs each row that many times, each on a server of its own,
+	// and reports the median (bench.Experiment.Repeat; 0 means 1): a burst
+	// over several gunicorn workers is split differently each time
+	// (MeasureSplit), so one run of a multi-worker row is a draw.
+	Repeat int
+	// Accept is the model's prefork accept policy for multi-worker rows
+	// (strategy.AcceptGreedy, "" too, as real gunicorn; or
+	// strategy.AcceptBalanced).
+	Accept string
 	// Python tunes the real apps.
 	Python Options
 }
@@ -171,8 +180,10 @@ func Experiment003(ctx context.Context, o Options003) (bench.Experiment, error) 
 	switch {
 	case o.Mode != ModeIO && o.Mode != ModeCPU:
 		return bench.Experiment{}, fmt.Errorf("cpython: Experiment003: Mode must be %q or %q, got %q", ModeIO, ModeCPU, o.Mode)
-	case o.N < 0 || o.Wait < 0 || o.SumN < 0:
-		return bench.Experiment{}, errors.New("cpython: Experiment003: N, Wait and SumN must not be negative")
+	case o.N < 0 || o.Wait < 0 || o.SumN < 0 || o.Repeat < 0:
+		return bench.Experiment{}, errors.New("cpython: Experiment003: N, Wait, SumN and Repeat must not be negative")
+	case o.Accept != "" && o.Accept != strategy.AcceptGreedy && o.Accept != strategy.AcceptBalanced:
+		return bench.Experiment{}, fmt.Errorf("cpython: Experiment003: Accept must be %q or %q, got %q", strategy.AcceptGreedy, strategy.AcceptBalanced, o.Accept)
 	}
 	servers := o.Servers
 	if servers == nil {
@@ -181,7 +192,7 @@ func Experiment003(ctx context.Context, o Options003) (bench.Experiment, error) 
 			servers = Servers003CPU
 		}
 	}
-	e := bench.Experiment{Load: load.Burst{N: o.N}}
+	e := bench.Experiment{Load: load.Burst{N: o.N}, Repeat: o.Repeat}
 	path := "/io?s=" + strconv.FormatFloat(o.Wait.Seconds(), 'f', -1, 64)
 	if o.Mode == ModeCPU {
 		cal := o.Calibration
@@ -199,7 +210,7 @@ func Experiment003(ctx context.Context, o Options003) (bench.Experiment, error) 
 		e.Name = fmt.Sprintf("source 003 (io): %d requests at once, %v each, model vs real CPython", o.N, o.Wait)
 	}
 	for _, c := range servers {
-		e.Strategies = append(e.Strategies, c.Model(),
+		e.Strategies = append(e.Strategies, modelWithAccept(c, o.Accept),
 			Real{Name: RealPrefix + c.Name(), App: c.app(o.Mode, o.Wait, o.SumN), Endpoint: path, Options: o.Python})
 	}
 	return e, nil

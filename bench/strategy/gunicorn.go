@@ -17,6 +17,10 @@ type Gunicorn struct {
 	// CPUCall and IOCall say how the handler calls a CPU or an I/O step
 	// whose own Call is empty ("" means block).
 	CPUCall, IOCall pymodel.Call
+	// Accept is how the workers share arriving connections: AcceptGreedy
+	// (""; real gunicorn: the worker that wakes takes what is pending) or
+	// AcceptBalanced (the "what if": one each in turn).
+	Accept string
 	Python
 }
 
@@ -30,10 +34,14 @@ func (g Gunicorn) Label() string {
 	return fmt.Sprintf("gunicorn %dw x %dt", max(g.Workers, 1), max(g.Threads, 1))
 }
 
-// Validate reports a negative count or an unknown call name.
+// Validate reports a negative count, an unknown call name or Accept
+// policy.
 func (g Gunicorn) Validate() error {
 	l := g.Label()
 	if err := checkCounts(l, "Workers", g.Workers, "Threads", g.Threads); err != nil {
+		return err
+	}
+	if err := checkAccept(l, g.Accept); err != nil {
 		return err
 	}
 	if err := checkCalls(l, g.CPUCall, g.IOCall); err != nil {
@@ -55,5 +63,7 @@ func (g Gunicorn) Start(ctx context.Context, w pymodel.Workload, o StartOptions)
 func (g Gunicorn) String() string { return g.spec().describe() }
 
 func (g Gunicorn) spec() spec {
-	return pythonSpec(g.Label(), kindGunicorn, g.Workers, g.Threads, false, g.CPUCall, g.IOCall, g.Python)
+	s := pythonSpec(g.Label(), kindGunicorn, g.Workers, g.Threads, false, g.CPUCall, g.IOCall, g.Python)
+	s.Accept = g.Accept
+	return s
 }

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/conclab/conclab/bench/pymodel"
@@ -84,13 +85,22 @@ func (s *server) startPrefork(ctx context.Context, ln net.Listener) error {
 			break
 		}
 	}
+	turns, err := turnRing(s.st.Accept, s.st.Workers)
+	if err != nil {
+		return err
+	}
+	defer closeAll(turns)
 	for i := 0; i < s.st.Workers; i++ {
 		pc.Worker = i + 1
 		cfg, err := json.Marshal(pc)
 		if err != nil {
 			return err
 		}
-		c, err := spawnChild(ctx, f, cfg)
+		var extra []*os.File
+		if turns != nil {
+			extra = []*os.File{turns[2*i], turns[2*((i+1)%s.st.Workers)+1]}
+		}
+		c, err := spawnChild(ctx, f, cfg, extra...)
 		if err != nil {
 			return fmt.Errorf("prefork worker %d of %d: %w", i+1, s.st.Workers, err)
 		}
@@ -101,7 +111,41 @@ func (s *server) startPrefork(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
-func spawnChild(ctx context.Context, sock *os.File, cfg []byte) (*child, error) {
+// turnRing makes the balanced policy's ring of accept turns: one pipe per
+// worker, read end at 2i and write end at 2i+1; worker i reads its turn
+// from pipe i and passes it on to pipe i+1 (mod n). The token starts in
+// pipe 0. Nil for any other policy. The caller closes the files once the
+// workers have their copies.
+func turnRing(policy string, n int) ([]*os.File, error) {
+	if policy != AcceptBalanced {
+		return nil, nil
+	}
+	var fs []*os.File
+	for i := 0; i < n; i++ {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll(fs)
+			return nil, fmt.Errorf("prefork: accept turns: %w", err)
+		}
+		fs = append(fs, r, w)
+	}
+	if _, err := fs[1].Write([]byte{1}); err != nil {
+		closeAll(fs)
+		return nil, fmt.Errorf("prefork: accept turns: %w", err)
+	}
+	return fs, nil
+}
+
+func closeAll(fs []*os.File) {
+	for _, f := range fs {
+		f.Close()
+	}
+}
+
+// spawnChild starts one worker with the shared socket (fd 3), its control
+// pipes (fds 4 and 5) and any extra files (from fd 6: the balanced
+// policy's turn pipes, in and out).
+func spawnChild(ctx context.Context, sock *os.File, cfg []byte, extra ...*os.File) (*child, error) {
 	cmd, err := pymodel.WorkerCommand("prefork", WorkerCommand)
 	if err != nil {
 		return nil, err
@@ -118,7 +162,7 @@ func spawnChild(ctx context.Context, sock *os.File, cfg []byte) (*child, error) 
 		return nil, err
 	}
 	c := &child{cmd: cmd, ctlW: inW, ctlRF: outR, ctlR: bufio.NewReader(outR), stderr: &stderrTail{}, waited: make(chan struct{})}
-	cmd.ExtraFiles = []*os.File{sock, inR, outW}
+	cmd.ExtraFiles = append([]*os.File{sock, inR, outW}, extra...)
 	cmd.Stderr = c.stderr
 	err = cmd.Start()
 	inR.Close()
@@ -256,11 +300,21 @@ func preforkMain() int {
 	}
 	srv.worker = cfg.Worker
 	srv.traceEvents = cfg.TraceEvents
-	srv.ln = pacedListener{Listener: ln, srv: srv}
+	var turnIn, turnOut *os.File
+	if cfg.Strategy.Accept == AcceptBalanced {
+		// Non-blocking, so that closing them ends a read or write.
+		for _, fd := range []int{6, 7} {
+			if err := syscall.SetNonblock(fd, true); err != nil {
+				fmt.Fprintln(os.Stderr, "strategy: prefork worker: accept turns:", err)
+				return 2
+			}
+		}
+		turnIn, turnOut = os.NewFile(6, "turn-in"), os.NewFile(7, "turn-out")
+	}
 	if cfg.ImageDir != "" {
 		srv.images = &imageOut{dir: cfg.ImageDir, shared: true}
 	}
-	if err := srv.start(context.Background()); err != nil {
+	if err := srv.startWorker(ln, cfg.Strategy.Accept, turnIn, turnOut); err != nil {
 		fmt.Fprintln(os.Stderr, "strategy: prefork worker:", err)
 		return 1
 	}
@@ -282,31 +336,24 @@ func preforkMain() int {
 	return 0
 }
 
-// acceptPause is how long a prefork worker waits after accepting a
-// connection before accepting the next. Go accepts in a tight loop, so one
-// worker would take a whole burst of connections; a Python worker spends
-// this long and more setting up each connection, which lets the other
-// workers take their share, as they do in the source's runs.
-const acceptPause = 500 * time.Microsecond
-
-// pacedListener is a prefork worker's share of the listening socket. When
-// its server traces, each accept and the pause after it is an accept
-// interval of the worker's acceptor lane.
-type pacedListener struct {
-	net.Listener
-	srv *server
-}
-
-func (l pacedListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err == nil {
-		start := time.Now()
-		time.Sleep(acceptPause)
-		if rec := l.srv.rec; rec != nil {
-			rec.Span(0, l.srv.worker, "acceptor", trace.Accept, start)
-		}
+// startWorker starts a prefork child's server on its share of ln, with the
+// accept loop of policy (see AcceptGreedy) on the worker's GIL.
+func (s *server) startWorker(ln net.Listener, policy string, turnIn, turnOut *os.File) error {
+	a, err := newAcceptor(ln, policy, nil, s.worker, turnIn, turnOut)
+	if err != nil {
+		return err
 	}
-	return c, err
+	s.ln = a
+	if err := s.start(context.Background()); err != nil {
+		return err
+	}
+	a.rec = s.rec
+	if s.rt == nil {
+		s.Close()
+		return errors.New("prefork worker: no Python runtime to accept on")
+	}
+	go a.run(s.rt.GIL())
+	return nil
 }
 
 // trace asks the child for its trace. A child that does not answer within

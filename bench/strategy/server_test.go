@@ -126,7 +126,10 @@ func TestCPUParallelism(t *testing.T) {
 	w := pymodel.Workload{Steps: []pymodel.Step{pymodel.Burn(100 * time.Millisecond)}}
 	serial := start(t, strategy.Gunicorn{Name: "1w x 1t", Threads: 1}, w)
 	threads := start(t, preset(t, "flask 1w x 10t"), w)
-	twoW := start(t, preset(t, "gunicorn 2w x 5t"), w)
+	// Two workers in turn: real gunicorn's greedy accept may hand the
+	// whole burst to one of them (TestPreforkAcceptSplit); this is about
+	// what two processes can run at once.
+	twoW := start(t, strategy.Gunicorn{Name: "gunicorn 2w x 5t", Workers: 2, Threads: 5, Accept: strategy.AcceptBalanced}, w)
 	free := start(t, preset(t, "free-threaded 1w x 10t"), w)
 	gor := start(t, preset(t, "goroutines"), w)
 	// The machine is shared: take the least-disturbed of three interleaved

@@ -31,6 +31,7 @@ type spec struct {
 	Async   bool         `json:"async,omitempty"`
 	CPUCall pymodel.Call `json:"cpu_call,omitempty"`
 	IOCall  pymodel.Call `json:"io_call,omitempty"`
+	Accept  string       `json:"accept,omitempty"` // prefork accept policy (AcceptGreedy, AcceptBalanced)
 
 	CPUs           int                   `json:"cpus,omitempty"`
 	Executor       int                   `json:"executor,omitempty"`

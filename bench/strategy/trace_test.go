@@ -135,7 +135,8 @@ func TestTraceGILExclusive(t *testing.T) {
 	}{
 		{"flask 1w x 10t", preset(t, "flask 1w x 10t"), 1},
 		{"sync (anyio threads)", preset(t, "sync"), 1},
-		{"flask 2w x 5t", preset(t, "flask 2w x 5t"), 2},
+		// Balanced, so that both workers serve (greedy may give one all).
+		{"flask 2w x 5t", strategy.Gunicorn{Name: "flask 2w x 5t", Workers: 2, Threads: 5, Accept: strategy.AcceptBalanced}, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

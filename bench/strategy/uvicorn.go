@@ -19,6 +19,10 @@ type Uvicorn struct {
 	// CPUCall and IOCall say how the handler calls a CPU or an I/O step
 	// whose own Call is empty ("" means block).
 	CPUCall, IOCall pymodel.Call
+	// Accept is how Workers > 1 processes share arriving connections:
+	// AcceptGreedy ("": the worker that wakes takes what is pending, as
+	// under real gunicorn) or AcceptBalanced (one each in turn).
+	Accept string
 	Python
 }
 
@@ -36,10 +40,14 @@ func (u Uvicorn) Label() string {
 	return fmt.Sprintf("uvicorn %dw %s", max(u.Workers, 1), kind)
 }
 
-// Validate reports a negative count or an unknown call name.
+// Validate reports a negative count, an unknown call name or Accept
+// policy.
 func (u Uvicorn) Validate() error {
 	l := u.Label()
 	if err := checkCounts(l, "Workers", u.Workers, "Limiter", u.Limiter); err != nil {
+		return err
+	}
+	if err := checkAccept(l, u.Accept); err != nil {
 		return err
 	}
 	if err := checkCalls(l, u.CPUCall, u.IOCall); err != nil {
@@ -61,5 +69,7 @@ func (u Uvicorn) Start(ctx context.Context, w pymodel.Workload, o StartOptions) 
 func (u Uvicorn) String() string { return u.spec().describe() }
 
 func (u Uvicorn) spec() spec {
-	return pythonSpec(u.Label(), kindUvicorn, u.Workers, u.Limiter, u.Async, u.CPUCall, u.IOCall, u.Python)
+	s := pythonSpec(u.Label(), kindUvicorn, u.Workers, u.Limiter, u.Async, u.CPUCall, u.IOCall, u.Python)
+	s.Accept = u.Accept
+	return s
 }

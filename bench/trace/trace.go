@@ -67,8 +67,9 @@ const (
 	// LoopBlocked is an event-loop callback running: nothing else could
 	// run on the loop. Request is the callback's request.
 	LoopBlocked Phase = "loop_blocked"
-	// Accept is a prefork worker taking a connection off the shared
-	// listening socket (the time before it accepts the next).
+	// Accept is a prefork worker's accept loop taking a connection off
+	// the shared listening socket (its Python work, done holding the
+	// worker's GIL).
 	Accept Phase = "accept"
 )
 

@@ -60,6 +60,7 @@ func init() {
 		"LoadCalibration":     reflect.ValueOf(cpython.LoadCalibration),
 		"MachineCalibration":  reflect.ValueOf(cpython.MachineCalibration),
 		"MeasureFramework":    reflect.ValueOf(cpython.MeasureFramework),
+		"MeasureSplit":        reflect.ValueOf(cpython.MeasureSplit),
 		"ModeCPU":             reflect.ValueOf(constant.MakeFromLiteral("\"cpu\"", token.STRING, 0)),
 		"ModeIO":              reflect.ValueOf(constant.MakeFromLiteral("\"io\"", token.STRING, 0)),
 		"Model000":            reflect.ValueOf(cpython.Model000),
@@ -87,6 +88,9 @@ func init() {
 		"Source":              reflect.ValueOf(cpython.Source),
 		"SourceFramework":     reflect.ValueOf(cpython.SourceFramework),
 		"SourceMachine":       reflect.ValueOf(cpython.SourceMachine),
+		"SplitColumns":        reflect.ValueOf(&cpython.SplitColumns).Elem(),
+		"SplitServers":        reflect.ValueOf(&cpython.SplitServers).Elem(),
+		"SplitSummary":        reflect.ValueOf(cpython.SplitSummary),
 		"Strategies000":       reflect.ValueOf(&cpython.Strategies000).Elem(),
 		"SyncClient":          reflect.ValueOf(constant.MakeFromLiteral("\"sync\"", token.STRING, 0)),
 		"SyncSleep":           reflect.ValueOf(constant.MakeFromLiteral("\"/sync-sleep\"", token.STRING, 0)),
@@ -98,6 +102,7 @@ func init() {
 		"Versus001":           reflect.ValueOf(cpython.Versus001),
 		"Versus002":           reflect.ValueOf(cpython.Versus002),
 		"Versus004":           reflect.ValueOf(cpython.Versus004),
+		"WorkerCounts":        reflect.ValueOf(cpython.WorkerCounts),
 		"WriteFiles":          reflect.ValueOf(cpython.WriteFiles),
 
 		// type definitions
@@ -120,5 +125,6 @@ func init() {
 		"Scale":            reflect.ValueOf((*cpython.Scale)(nil)),
 		"Server":           reflect.ValueOf((*cpython.Server)(nil)),
 		"Server003":        reflect.ValueOf((*cpython.Server003)(nil)),
+		"SplitOptions":     reflect.ValueOf((*cpython.SplitOptions)(nil)),
 	}
 }

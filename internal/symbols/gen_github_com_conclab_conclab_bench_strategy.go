@@ -15,6 +15,8 @@ import (
 func init() {
 	Symbols["github.com/conclab/conclab/bench/strategy/strategy"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"AcceptBalanced":  reflect.ValueOf(constant.MakeFromLiteral("\"balanced\"", token.STRING, 0)),
+		"AcceptGreedy":    reflect.ValueOf(constant.MakeFromLiteral("\"greedy\"", token.STRING, 0)),
 		"HeaderQueueMs":   reflect.ValueOf(constant.MakeFromLiteral("\"X-Queue-Ms\"", token.STRING, 0)),
 		"HeaderServiceMs": reflect.ValueOf(constant.MakeFromLiteral("\"X-Service-Ms\"", token.STRING, 0)),
 		"HealthPath":      reflect.ValueOf(constant.MakeFromLiteral("\"/health\"", token.STRING, 0)),

@@ -4,7 +4,8 @@
 # writes the trace when interrupted, and the file is checked against Chrome's
 # trace event format (what Perfetto UI and chrome://tracing load) and the
 # model's exact facts: /sync-sleep x100 runs at most 40 at once in three
-# waves; /async-block's handlers never overlap; two prefork workers each
+# waves; /async-block's handlers never overlap; prefork workers (one or both
+# of two serve a burst: the accept is greedy, as gunicorn's) each
 # have a GIL that no two of their threads hold at once. Short and bounded.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -104,7 +105,9 @@ for f in facts:
         assert waves == [int(x) for x in v.split(",")], "waves %r, want %s" % (waves, v)
     elif k == "gil_exclusive":
         got = most_at_once(by("gil"), key=lambda e: e["pid"])
-        assert len(got) == int(v), "GIL tracks in %d processes, want %s" % (len(got), v)
+        # gunicorn's greedy accept may give one worker the whole burst:
+        # at most v processes hold a GIL, never two threads of one.
+        assert 1 <= len(got) <= int(v), "GIL tracks in %d processes, want 1..%s" % (len(got), v)
         assert max(got.values()) == 1, "two threads of one process held the GIL at once: %r" % got
     else:
         raise SystemExit("unknown fact " + k)

@@ -1,0 +1,292 @@
+package strategy
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/bench/trace"
+)
+
+// How the worker processes of a prefork server (Gunicorn, or Uvicorn with
+// Workers > 1) share the connections arriving on their listening socket:
+// the Accept field of those strategies.
+const (
+	// AcceptGreedy is what real gunicorn does (the default): every worker
+	// waits on the shared socket; the one that wakes takes every pending
+	// connection it can while it holds its GIL (gthread's accept loop,
+	// asyncio's accept callback), handing each to its threads or loop, and
+	// gives the GIL up only when a thread of its own has waited a switch
+	// interval for it. The others get what is still pending when they
+	// wake, so a burst lands mostly on one worker.
+	AcceptGreedy = "greedy"
+	// AcceptBalanced is the "what if": the workers take turns, one
+	// connection each in a fixed round (an accept token passed round the
+	// processes through pipes), so every worker's share of a burst of n
+	// is n/Workers rounded down or up.
+	AcceptBalanced = "balanced"
+)
+
+// checkAccept reports an Accept value that is not one of the policies.
+func checkAccept(label, accept string) error {
+	switch accept {
+	case "", AcceptGreedy, AcceptBalanced:
+		return nil
+	}
+	return fmt.Errorf("strategy %q: Accept must be %q or %q (\"\" means %q), got %q",
+		label, AcceptGreedy, AcceptBalanced, AcceptGreedy, accept)
+}
+
+// The accept loop's own costs in a modelled worker process.
+const (
+	// acceptCost is the Python work of taking one connection, done holding
+	// the worker's GIL: gthread's accept, TConn and parser set-up and
+	// thread-pool submit; asyncio's accept and task creation. Measured on
+	// a 2-core machine as the shortest gap between two accepts of an idle
+	// real gthread worker draining a burst (perf's accept4 exits: 50-60 µs).
+	acceptCost = 50 * time.Microsecond
+	// workerConnections is gunicorn's --worker-connections default: a
+	// gthread worker accepts while it has fewer connections open. asyncio
+	// has no such bound (uvicorn's --limit-concurrency is off by default);
+	// the same number bounds it here.
+	workerConnections = 1000
+)
+
+// acceptorLane is the lane of a prefork worker's accept loop in traces.
+const acceptorLane = "acceptor"
+
+// acceptor is a prefork worker's accept loop over its share of the
+// listening socket, as a net.Listener for the worker's HTTP server: run
+// (started once the worker's runtime, hence its GIL, exists) accepts by the
+// policy and hands each connection to Accept.
+type acceptor struct {
+	ln     *net.TCPListener
+	raw    syscall.RawConn
+	policy string
+	rec    *trace.Recorder
+	worker int
+	// turnIn and turnOut carry the balanced policy's accept token: read
+	// one byte before accepting, write it on after.
+	turnIn, turnOut *os.File
+
+	conns chan net.Conn
+	slots chan struct{} // open connections, up to workerConnections
+	done  chan struct{}
+	once  sync.Once
+}
+
+var _ net.Listener = (*acceptor)(nil)
+
+func newAcceptor(ln net.Listener, policy string, rec *trace.Recorder, worker int, turnIn, turnOut *os.File) (*acceptor, error) {
+	tl, ok := ln.(*net.TCPListener)
+	if !ok {
+		return nil, fmt.Errorf("prefork worker: want a TCP listener, got %T", ln)
+	}
+	raw, err := tl.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	if policy == "" {
+		policy = AcceptGreedy
+	}
+	if policy == AcceptBalanced && (turnIn == nil || turnOut == nil) {
+		return nil, errors.New("prefork worker: balanced accept without its turn pipes")
+	}
+	return &acceptor{ln: tl, raw: raw, policy: policy, rec: rec, worker: worker, turnIn: turnIn, turnOut: turnOut,
+		conns: make(chan net.Conn), slots: make(chan struct{}, workerConnections), done: make(chan struct{})}, nil
+}
+
+// Accept returns the next connection the loop took.
+func (a *acceptor) Accept() (net.Conn, error) {
+	select {
+	case c := <-a.conns:
+		return c, nil
+	case <-a.done:
+		return nil, net.ErrClosed
+	}
+}
+
+// Close stops the loop and closes the socket. Safe to call twice.
+func (a *acceptor) Close() error {
+	var err error
+	a.once.Do(func() {
+		close(a.done)
+		err = a.ln.Close()
+		if a.turnIn != nil {
+			a.turnIn.Close()
+			a.turnOut.Close()
+		}
+	})
+	return err
+}
+
+func (a *acceptor) Addr() net.Addr { return a.ln.Addr() }
+
+// run is the accept loop; it returns when the socket is closed. gil is the
+// worker's GIL.
+func (a *acceptor) run(gil *pymodel.GIL) {
+	defer a.Close()
+	tok := make([]byte, 1)
+	for {
+		if a.policy == AcceptBalanced {
+			if _, err := a.turnIn.Read(tok); err != nil {
+				return
+			}
+		}
+		c, err := a.accept(true)
+		if err != nil {
+			a.fail(err)
+			return
+		}
+		if a.policy == AcceptBalanced {
+			// The Python work of this accept, then the turn goes on.
+			h := a.hold(gil)
+			spin(acceptCost)
+			a.rec.Span(0, a.worker, acceptorLane, trace.Accept, h)
+			a.unhold(gil, h)
+			_, werr := a.turnOut.Write(tok)
+			if !a.deliver(c) || werr != nil {
+				return
+			}
+			continue
+		}
+		// Greedy: drain what is pending while holding the GIL, letting a
+		// thread that has waited the switch interval have it in between.
+		h := a.hold(gil)
+		for c != nil {
+			t0 := time.Now()
+			spin(acceptCost)
+			a.rec.Span(0, a.worker, acceptorLane, trace.Accept, t0)
+			if !a.deliver(c) {
+				a.unhold(gil, h)
+				return
+			}
+			if time.Since(h) >= gil.Interval() {
+				// CPython's forced switch: a thread waiting this long
+				// gets the GIL (with none waiting, it comes straight back).
+				a.unhold(gil, h)
+				h = a.hold(gil)
+			}
+			if c, err = a.accept(false); err != nil {
+				a.unhold(gil, h)
+				a.fail(err)
+				return
+			}
+		}
+		a.unhold(gil, h)
+	}
+}
+
+// hold takes the GIL for the accept loop, tracing the wait, and returns
+// when it got it.
+func (a *acceptor) hold(gil *pymodel.GIL) time.Time {
+	t0 := time.Now()
+	gil.Acquire()
+	got := time.Now()
+	if got.Sub(t0) > 10*time.Microsecond && a.rec != nil {
+		a.rec.Add(trace.Event{Worker: a.worker, Thread: acceptorLane, Phase: trace.GILWait, Start: t0.UnixNano(), End: got.UnixNano()})
+	}
+	return got
+}
+
+// unhold releases the GIL taken at since, tracing the interval held (inside
+// the lock's own: the clock is read after taking and before releasing).
+func (a *acceptor) unhold(gil *pymodel.GIL, since time.Time) {
+	if a.rec != nil {
+		a.rec.Add(trace.Event{Worker: a.worker, Thread: acceptorLane, Phase: trace.GIL, Start: since.UnixNano(), End: time.Now().UnixNano()})
+	}
+	gil.Release()
+}
+
+// fail reports an accept error other than the socket's closing on the
+// worker's stderr (the parent shows its tail if the worker dies).
+func (a *acceptor) fail(err error) {
+	select {
+	case <-a.done:
+	default:
+		if !errors.Is(err, net.ErrClosed) {
+			fmt.Fprintln(os.Stderr, "strategy: prefork worker:", err)
+		}
+	}
+}
+
+// accept takes one connection off the socket: block waits until one is
+// pending; otherwise it returns (nil, nil) when none is (a non-blocking
+// accept4, as the Python loops make once awake).
+func (a *acceptor) accept(block bool) (net.Conn, error) {
+	select {
+	case a.slots <- struct{}{}:
+	case <-a.done:
+		return nil, net.ErrClosed
+	}
+	if block {
+		// Go's Accept tries accept4 and, finding nothing, waits in the
+		// netpoller: the worker asleep on the socket.
+		c, err := a.ln.Accept()
+		if err != nil {
+			<-a.slots
+			return nil, err
+		}
+		return &slotConn{Conn: c, slots: a.slots}, nil
+	}
+	var nfd int
+	var aerr error
+	if err := a.raw.Control(func(fd uintptr) {
+		nfd, _, aerr = syscall.Accept4(int(fd), syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC)
+	}); err != nil {
+		<-a.slots
+		return nil, err
+	}
+	if aerr == syscall.EAGAIN || aerr == syscall.EINTR || aerr == syscall.ECONNABORTED {
+		<-a.slots
+		return nil, nil
+	}
+	if aerr != nil {
+		<-a.slots
+		return nil, fmt.Errorf("prefork worker: accept: %w", aerr)
+	}
+	f := os.NewFile(uintptr(nfd), "conn")
+	c, err := net.FileConn(f)
+	f.Close()
+	if err != nil {
+		<-a.slots
+		return nil, fmt.Errorf("prefork worker: accepted connection: %w", err)
+	}
+	return &slotConn{Conn: c, slots: a.slots}, nil
+}
+
+// deliver hands c to the worker's server; false when the loop is closing.
+func (a *acceptor) deliver(c net.Conn) bool {
+	select {
+	case a.conns <- c:
+		return true
+	case <-a.done:
+		c.Close()
+		return false
+	}
+}
+
+// slotConn frees its place among the worker's open connections on Close.
+type slotConn struct {
+	net.Conn
+	slots chan struct{}
+	once  sync.Once
+}
+
+func (c *slotConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(func() { <-c.slots })
+	return err
+}
+
+// spin burns the CPU for d on the calling goroutine (the accept loop's
+// Python work, done holding the GIL).
+func spin(d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); {
+	}
+}
