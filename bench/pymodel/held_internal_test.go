@@ -22,7 +22,6 @@ func running(evs []trace.Event) []trace.Event {
 	return out
 }
 
-
 // twoThreads runs s on two threads of one process (one GIL): the first
 // takes the GIL before the second starts, so the second asks for it while
 // the first holds it — the hand-off order is fixed, not left to timing.
