@@ -110,5 +110,6 @@ func init() {
 		"Scale":            reflect.ValueOf((*cpython.Scale)(nil)),
 		"Server":           reflect.ValueOf((*cpython.Server)(nil)),
 		"Server003":        reflect.ValueOf((*cpython.Server003)(nil)),
+		"StepCost":         reflect.ValueOf((*cpython.StepCost)(nil)),
 	}
 }

@@ -16,6 +16,7 @@ func init() {
 		"Await":                 reflect.ValueOf(pymodel.Await),
 		"Block":                 reflect.ValueOf(pymodel.Block),
 		"Burn":                  reflect.ValueOf(pymodel.Burn),
+		"BurnHeld":              reflect.ValueOf(pymodel.BurnHeld),
 		"BurnNoGIL":             reflect.ValueOf(pymodel.BurnNoGIL),
 		"CPU":                   reflect.ValueOf(pymodel.CPU),
 		"Custom":                reflect.ValueOf(pymodel.Custom),
