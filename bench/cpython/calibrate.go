@@ -359,7 +359,7 @@ func (c *Calibration) InsertStep(call pymodel.Call) pymodel.Step {
 // loop.
 func (c *Calibration) Handlers000() map[string]pymodel.Handler {
 	steps := func(img pymodel.Call, ins pymodel.Call) []pymodel.Step {
-		return append(c.ImageSteps(img), c.InsertStep(ins))
+		return []pymodel.Step{c.ConvertImageStep(img), c.InsertStep(ins)}
 	}
 	return map[string]pymodel.Handler{
 		"sync":        {Name: "upload_sync", Steps: steps(pymodel.Block, pymodel.Block)},
@@ -367,6 +367,20 @@ func (c *Calibration) Handlers000() map[string]pymodel.Handler {
 		"ThreadPool":  {Name: "upload_threadpool", Async: true, Steps: steps(pymodel.ThreadExecutor, pymodel.ThreadExecutor)},
 		"ProcessPool": {Name: "upload_processpool", Async: true, Steps: steps(pymodel.ProcessExecutor, pymodel.Block)},
 	}
+}
+
+// ConvertImageStep is source 000's convert_image as one model call, as
+// run_in_executor is sent the whole function: a seq step (pymodel.Seq) of
+// ImageSteps, called as call, so an executor thread or a pool worker runs
+// decode, convert, rotate x4 and encode one after another for the same
+// upload instead of queueing again between them.
+func (c *Calibration) ConvertImageStep(call pymodel.Call) pymodel.Step {
+	s := pymodel.Seq("convert_image", c.ImageSteps("")...)
+	s.Call = call
+	if call == pymodel.ProcessExecutor {
+		s.Payload = 256
+	}
+	return s
 }
 
 // Handler003CPU is source 003's CPU handler (a def handler computing the sum

@@ -1,6 +1,7 @@
 package pymodel
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,11 @@ const (
 	KindCPU    = "cpu"    // sum of squares of 0..N-1, computed for real
 	KindBurn   = "burn"   // burn Duration of CPU time on the calling thread
 	KindCustom = "custom" // call Func
+	// KindSeq is one Python function whose body is Steps, in order: an
+	// executor or a process pool is sent it whole, as run_in_executor is
+	// sent source 000's convert_image (decode, convert, rotate x4, encode),
+	// so its steps run on one thread, one after another.
+	KindSeq = "seq"
 )
 
 // Call is how a handler invokes a step.
@@ -93,6 +99,9 @@ type Step struct {
 	// Payload is the number of bytes of arguments (and of result) this
 	// step pickles when sent to a process pool. Zero sends only the step.
 	Payload int `json:"payload,omitempty"`
+	// Steps are the body of a seq step (KindSeq), run in order on the
+	// thread the seq runs on; they take no Call of their own.
+	Steps []Step `json:"steps,omitempty"`
 	// Func is the work of a custom step. It must honour ctx. Custom steps
 	// run in this process only: they cannot go to a process pool or a
 	// prefork worker. A custom step that is not IO holds the GIL for its
@@ -136,7 +145,15 @@ func Custom(name string, io bool, fn func(ctx context.Context) error) Step {
 	return Step{Kind: KindCustom, Name: name, IO: io, Func: fn}
 }
 
-// IsIO reports whether the step is an I/O wait.
+// Seq is a step that runs steps in order as one call (KindSeq): one Python
+// function calling several C extension functions, named name.
+func Seq(name string, steps ...Step) Step {
+	return Step{Kind: KindSeq, Name: name, Steps: steps}
+}
+
+// IsIO reports whether the step is an I/O wait. A seq step is not: it is a
+// plain function call, which cannot be awaited; its I/O steps wait
+// without the GIL as they run.
 func (s Step) IsIO() bool {
 	if k, ok := registered(s.Kind); ok {
 		return k.io
@@ -168,6 +185,12 @@ func (s Step) Label() string {
 		fmt.Fprintf(&b, "%s=%v", s.Kind, s.Duration)
 	case KindCPU:
 		fmt.Fprintf(&b, "cpu=%d", s.N)
+	case KindSeq:
+		parts := make([]string, len(s.Steps))
+		for i, sub := range s.Steps {
+			parts[i] = sub.Label()
+		}
+		fmt.Fprintf(&b, "%s[%s]", cmp.Or(s.Name, KindSeq), strings.Join(parts, " "))
 	default:
 		if s.Name != "" {
 			b.WriteString(s.Name)
@@ -207,6 +230,18 @@ func (s Step) Validate() error {
 		if s.Func == nil {
 			return fmt.Errorf("pymodel: custom step %q has no Func", s.Name)
 		}
+	case KindSeq:
+		if len(s.Steps) == 0 {
+			return fmt.Errorf("pymodel: seq step %q has no steps", s.Name)
+		}
+		for i, sub := range s.Steps {
+			if sub.Call != "" && sub.Call != Block {
+				return fmt.Errorf("pymodel: seq step %q: step %d (%s) has call %q; the steps of a seq run where the seq does", s.Name, i+1, sub.Label(), sub.Call)
+			}
+			if err := sub.Validate(); err != nil {
+				return fmt.Errorf("pymodel: seq step %q: step %d: %w", s.Name, i+1, err)
+			}
+		}
 	case "":
 		return errors.New("pymodel: step has no kind")
 	default:
@@ -236,7 +271,14 @@ func (s Step) Validate() error {
 }
 
 // Portable reports whether the step can be serialised to another process.
-func (s Step) Portable() bool { return s.Kind != KindCustom }
+func (s Step) Portable() bool {
+	for _, sub := range s.Steps {
+		if !sub.Portable() {
+			return false
+		}
+	}
+	return s.Kind != KindCustom
+}
 
 // Workload is what a handler does: its steps, in order.
 type Workload struct {

@@ -78,6 +78,14 @@ func (t *pythread) run(ctx context.Context, s Step) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if s.Kind == KindSeq {
+		for _, sub := range s.Steps {
+			if err := t.run(ctx, sub); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if s.partlyHeld() {
 		for _, part := range splitHeld(s) {
 			if err := t.run(ctx, part); err != nil {
