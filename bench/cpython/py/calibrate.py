@@ -26,18 +26,6 @@ import time
 from _conclab import SyncDB, db_kind, sum_of_squares, table_name
 
 
-def convert_image(image_path, output_path):
-    from PIL import Image
-    image = Image.open(image_path)
-    image = image.convert("RGB")
-    image = image.rotate(180)
-    image = image.rotate(180)
-    image = image.rotate(180)
-    image = image.rotate(180)
-    image.save(output_path)
-    return output_path
-
-
 STEPS = ("decode", "convert", "rotate", "encode", "sha256")
 
 
