@@ -46,10 +46,11 @@ type Calibration struct {
 	ImageWidth, ImageHeight int
 	ImageBytes              int
 	// ImageGILHeld is the share (0..1) of Image during which Pillow holds
-	// the GIL; the rest runs with the GIL released.
+	// the GIL; the rest runs with the GIL released. Measured, it is the
+	// steps' held shares weighted by their costs (ImageStepCosts).
 	ImageGILHeld float64
-	// ImageContended is the pipeline's time with a pure-Python thread
-	// competing for the GIL beside it (the convoy effect).
+	// ImageContended is the pipeline's time when two threads of one
+	// process run it at once: the sum of its steps' Threads2.
 	ImageContended time.Duration
 
 	// SumSquares is the CPU time of source 003's sum of squares of
@@ -66,9 +67,54 @@ type Calibration struct {
 	Insert time.Duration
 	DBKind string
 
+	// ImageStepCosts are the pipeline's real steps measured one by one, in
+	// order: decode (Image.open + load), convert RGB, rotate 180 x4, encode
+	// (save). Their CPU times add up to Image. Nil when the costs are
+	// stated rather than measured: ImageSteps then splits Image in two.
+	ImageStepCosts []StepCost
+	// Hash is sha256 of the ImageBytes upload (hashlib), a second C
+	// extension that releases the GIL, measured the same way; it is not
+	// part of source 000's handlers (HashStep makes it a model step).
+	Hash StepCost
+
 	// Framework is the server stacks' own cost per request and print()'s
 	// per line (MeasureFramework); nil when not measured.
 	Framework *Framework `json:",omitempty"`
+}
+
+// StepCost is one real step measured alone, in two threads of one process
+// at once and in two processes at once (py/calibrate.py), with the share
+// of it that holds the GIL derived from those: GILHeld = Threads2 /
+// Procs2 - 1, clamped to 0..1. Two processes give the machine's own
+// ceiling for two at once (cores, memory bandwidth, page faults); two
+// threads what the GIL leaves of it. In the model's order — a step's held
+// part, then its released part (pymodel.Step.GILReleased) — the thread
+// that waits for the other's held part finishes GILHeld x Procs2 after it,
+// so the ratio of the later finishers' times is 1 + GILHeld
+// (docs/cpython.md, "Calibration").
+type StepCost struct {
+	Name string
+	// CPU is the CPU time of one run alone (median): the model step's cost.
+	CPU time.Duration
+	// Threads2 and Procs2 are the wall times of the later finisher when two
+	// threads, or two processes, run the step at once (medians).
+	Threads2, Procs2 time.Duration
+	// GILHeld is the share of CPU during which the step holds the GIL.
+	GILHeld float64
+}
+
+// Step is the model step of this cost: CPU burnt holding the GIL for the
+// GILHeld share, then releasing it (pymodel.BurnHeld), named Name.
+func (s StepCost) Step() pymodel.Step {
+	st := pymodel.BurnHeld(max(s.CPU, time.Microsecond), min(1, max(0, s.GILHeld)))
+	st.Name = s.Name
+	return st
+}
+
+// imageStepNames are calibrate.py's image steps, in pipeline order, and
+// the names the model steps and the Frame give them.
+var imageStepNames = []struct{ key, name string }{
+	{"decode", "decode"}, {"convert", "convert RGB"}, {"rotate", "rotate 180 x4"}, {"encode", "encode"},
 }
 
 // Calibrate runs small Python timing scripts (py/calibrate.py) and returns
@@ -127,8 +173,8 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 	}
 	var r struct {
 		Image struct {
-			Seconds, GILHeld, Contended float64
-			Width, Height, Bytes        int
+			Seconds              float64
+			Width, Height, Bytes int
 		}
 		Sumsq struct {
 			Seconds, Threaded float64
@@ -144,7 +190,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 		return nil, fmt.Errorf("cpython: calibrate.py printed %q: %w", tail(string(out), 300), err)
 	}
 	f := func(sec, key string) float64 { v, _ := raw[sec][key].(float64); return v }
-	r.Image.Seconds, r.Image.GILHeld, r.Image.Contended = f("image", "seconds"), f("image", "gil_held"), f("image", "contended_seconds")
+	r.Image.Seconds = f("image", "seconds")
 	r.Image.Width, r.Image.Height, r.Image.Bytes = int(f("image", "width")), int(f("image", "height")), int(f("image", "bytes"))
 	r.Sumsq.Seconds, r.Sumsq.N, r.Sumsq.Threaded = f("sumsq", "seconds"), int(f("sumsq", "n")), f("sumsq", "threaded_seconds")
 	r.Insert.Seconds = f("insert", "seconds")
@@ -152,18 +198,49 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 	if r.Image.Seconds <= 0 || r.Sumsq.Seconds <= 0 || r.Insert.Seconds <= 0 {
 		return nil, fmt.Errorf("cpython: calibrate.py gave non-positive costs: %s", tail(string(out), 300))
 	}
-	// The counter saw the GIL held for held_seconds of the contended runs
-	// (median); as a share of the uncontended pipeline that is held seconds
-	// over solo seconds.
-	held := f("image", "held_seconds") / r.Image.Seconds
-	held = min(1, max(0, held))
-	return &Calibration{
+	var steps struct {
+		Image struct {
+			Steps map[string]struct {
+				Seconds         float64 `json:"seconds"`
+				Threads2Seconds float64 `json:"threads2_seconds"`
+				Procs2Seconds   float64 `json:"procs2_seconds"`
+				GILHeld         float64 `json:"gil_held"`
+			} `json:"steps"`
+		} `json:"image"`
+	}
+	if err := json.Unmarshal(lastLine(out), &steps); err != nil {
+		return nil, fmt.Errorf("cpython: calibrate.py's image steps: %w", err)
+	}
+	cost := func(key, name string) (StepCost, error) {
+		m, ok := steps.Image.Steps[key]
+		if !ok || m.Seconds <= 0 || m.Threads2Seconds <= 0 || m.Procs2Seconds <= 0 {
+			return StepCost{}, fmt.Errorf("cpython: calibrate.py gave no positive costs for step %q: %s", key, tail(string(out), 300))
+		}
+		return StepCost{Name: name, CPU: secs(m.Seconds), Threads2: secs(m.Threads2Seconds), Procs2: secs(m.Procs2Seconds),
+			GILHeld: min(1, max(0, m.GILHeld))}, nil
+	}
+	c := &Calibration{
 		Machine: "this machine", CPUs: env.CPUs, Python: env.Implementation + " " + env.Version,
-		Image: secs(r.Image.Seconds), ImageWidth: r.Image.Width, ImageHeight: r.Image.Height, ImageBytes: r.Image.Bytes,
-		ImageGILHeld: held, ImageContended: secs(r.Image.Contended),
+		ImageWidth: r.Image.Width, ImageHeight: r.Image.Height, ImageBytes: r.Image.Bytes,
 		SumSquares: secs(r.Sumsq.Seconds), SumSquaresN: r.Sumsq.N, SumSquaresThreaded: secs(r.Sumsq.Threaded),
 		Insert: secs(r.Insert.Seconds), DBKind: r.Insert.DB,
-	}, nil
+	}
+	var held float64
+	for _, n := range imageStepNames {
+		sc, err := cost(n.key, n.name)
+		if err != nil {
+			return nil, err
+		}
+		c.ImageStepCosts = append(c.ImageStepCosts, sc)
+		c.Image += sc.CPU
+		c.ImageContended += sc.Threads2
+		held += sc.GILHeld * float64(sc.CPU)
+	}
+	c.ImageGILHeld = held / float64(c.Image)
+	if c.Hash, err = cost("sha256", "sha256 (hashlib)"); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
@@ -195,31 +272,71 @@ func (c *Calibration) SumSquaresCost(n int) time.Duration {
 	return time.Duration(float64(c.SumSquares) * float64(n) / float64(c.SumSquaresN))
 }
 
-// ImageSteps are the model's steps for one convert pipeline: a burn holding
-// the GIL for the held share, then a burn with the GIL released for the
-// rest (Pillow's C code), each called as call ("" for the handler's
-// default). For a process pool, the pickled arguments are the two paths
-// (a few hundred bytes), as in the source.
+// ImageSteps are the model's steps for one convert pipeline, each called
+// as call ("" for the handler's default). With measured step costs
+// (ImageStepCosts) there is one model step per real step — decode, convert
+// RGB, rotate 180 x4, encode — each burning its CPU time and holding the
+// GIL for its measured share (StepCost.Step). Without them (stated costs),
+// a burn holding the GIL for the ImageGILHeld share of Image, then a burn
+// with the GIL released for the rest. For a process pool, the pickled
+// arguments are the two paths (a few hundred bytes), as in the source.
 func (c *Calibration) ImageSteps(call pymodel.Call) []pymodel.Step {
-	held := time.Duration(float64(c.Image) * c.ImageGILHeld)
-	free := c.Image - held
 	var out []pymodel.Step
-	if held > 0 {
-		s := pymodel.Burn(held)
-		s.Name, s.Call = "image (GIL held)", call
-		out = append(out, s)
+	if len(c.ImageStepCosts) > 0 {
+		for _, sc := range c.ImageStepCosts {
+			out = append(out, sc.Step())
+		}
+	} else {
+		held := time.Duration(float64(c.Image) * c.ImageGILHeld)
+		free := c.Image - held
+		if held > 0 {
+			s := pymodel.Burn(held)
+			s.Name = "image (GIL held)"
+			out = append(out, s)
+		}
+		if free > 0 {
+			s := pymodel.BurnNoGIL(free)
+			s.Name = "image (GIL released)"
+			out = append(out, s)
+		}
 	}
-	if free > 0 {
-		s := pymodel.BurnNoGIL(free)
-		s.Name, s.Call = "image (GIL released)", call
-		out = append(out, s)
-	}
-	if call == pymodel.ProcessExecutor {
-		for i := range out {
+	for i := range out {
+		out[i].Call = call
+		if call == pymodel.ProcessExecutor {
 			out[i].Payload = 256
 		}
 	}
 	return out
+}
+
+// HashStep is sha256 of the upload (Hash) as a model step, called as call.
+func (c *Calibration) HashStep(call pymodel.Call) pymodel.Step {
+	s := c.Hash.Step()
+	s.Call = call
+	return s
+}
+
+// WithImageCosts returns a copy of c whose image pipeline is cut into
+// steps as from's is (ImageStepCosts), each step's cost the same share of
+// c.Image as in from and its held share from's: the source machine's
+// stated 100 ms per image with this machine's measured Pillow behaviour,
+// SourceMachine(0).WithImageCosts(cal). The copy's ImageGILHeld is
+// from's. A from without step costs leaves the copy's image as c's.
+func (c *Calibration) WithImageCosts(from *Calibration) *Calibration {
+	out := *c
+	if from == nil || len(from.ImageStepCosts) == 0 || from.Image <= 0 {
+		return &out
+	}
+	out.ImageStepCosts = nil
+	scale := float64(c.Image) / float64(from.Image)
+	for _, sc := range from.ImageStepCosts {
+		sc.CPU = time.Duration(float64(sc.CPU) * scale)
+		sc.Threads2 = time.Duration(float64(sc.Threads2) * scale)
+		sc.Procs2 = time.Duration(float64(sc.Procs2) * scale)
+		out.ImageStepCosts = append(out.ImageStepCosts, sc)
+	}
+	out.ImageGILHeld = from.ImageGILHeld
+	return &out
 }
 
 // SumSquaresStep is a burn of SumSquaresCost(n) holding the GIL (pure
@@ -247,7 +364,7 @@ func (c *Calibration) InsertStep(call pymodel.Call) pymodel.Step {
 // loop.
 func (c *Calibration) Handlers000() map[string]pymodel.Handler {
 	steps := func(img pymodel.Call, ins pymodel.Call) []pymodel.Step {
-		return append(c.ImageSteps(img), c.InsertStep(ins))
+		return []pymodel.Step{c.ConvertImageStep(img), c.InsertStep(ins)}
 	}
 	return map[string]pymodel.Handler{
 		"sync":        {Name: "upload_sync", Steps: steps(pymodel.Block, pymodel.Block)},
@@ -257,6 +374,20 @@ func (c *Calibration) Handlers000() map[string]pymodel.Handler {
 	}
 }
 
+// ConvertImageStep is source 000's convert_image as one model call, as
+// run_in_executor is sent the whole function: a seq step (pymodel.Seq) of
+// ImageSteps, called as call, so an executor thread or a pool worker runs
+// decode, convert, rotate x4 and encode one after another for the same
+// upload instead of queueing again between them.
+func (c *Calibration) ConvertImageStep(call pymodel.Call) pymodel.Step {
+	s := pymodel.Seq("convert_image", c.ImageSteps("")...)
+	s.Call = call
+	if call == pymodel.ProcessExecutor {
+		s.Payload = 256
+	}
+	return s
+}
+
 // Handler003CPU is source 003's CPU handler (a def handler computing the sum
 // of squares of n) with these costs.
 func (c *Calibration) Handler003CPU(n int) pymodel.Handler {
@@ -264,7 +395,10 @@ func (c *Calibration) Handler003CPU(n int) pymodel.Handler {
 }
 
 // Frame is the calibration as a frame, one row per step: step, cost_ms,
-// gil_held (share 0..1), detail, plus machine, python and cpus.
+// gil_held (share 0..1), detail, plus machine, python and cpus. The image
+// pipeline's row is followed by its measured steps' rows (ImageStepCosts)
+// and sha256's (Hash), when measured; the detail of each says what two at
+// once cost in threads and in processes.
 func (c *Calibration) Frame() *frame.Frame {
 	f := frame.New("calibration: " + c.Machine)
 	for _, col := range []string{"step", "cost_ms", "gil_held", "detail", "machine", "python", "cpus"} {
@@ -279,8 +413,19 @@ func (c *Calibration) Frame() *frame.Frame {
 		f.MustAppend(frame.Row{"step": step, "cost_ms": ms(d), "gil_held": held, "detail": detail,
 			"machine": c.Machine, "python": c.Python, "cpus": c.CPUs})
 	}
-	add("image convert", c.Image, c.ImageGILHeld, fmt.Sprintf("Pillow open, convert RGB, rotate 180 x4, save; %dx%d, %d bytes; %.0f ms beside a Python thread",
+	add("image convert", c.Image, c.ImageGILHeld, fmt.Sprintf("Pillow open, convert RGB, rotate 180 x4, save; %dx%d, %d bytes; %.0f ms in 2 threads at once",
 		c.ImageWidth, c.ImageHeight, c.ImageBytes, ms(c.ImageContended)))
+	measured := func(sc StepCost, what string) {
+		add(sc.Name, sc.CPU, sc.GILHeld, fmt.Sprintf("%s; 2 at once: %.0f ms in threads, %.0f ms in processes", what, ms(sc.Threads2), ms(sc.Procs2)))
+	}
+	what := map[string]string{"decode": "image step: Image.open + load", "convert RGB": "image step: convert(\"RGB\")",
+		"rotate 180 x4": "image step: rotate(180) four times", "encode": "image step: save (JPEG)"}
+	for _, sc := range c.ImageStepCosts {
+		measured(sc, what[sc.Name])
+	}
+	if c.Hash.CPU > 0 {
+		measured(c.Hash, fmt.Sprintf("hashlib.sha256 of the %d-byte upload (not in source 000)", c.ImageBytes))
+	}
 	add("sum of squares", c.SumSquares, 1, fmt.Sprintf("sum(x**2 for x in list(range(%d))); %.0f ms a call in 10 threads at once",
 		c.SumSquaresN, ms(c.SumSquaresThreaded)))
 	add("insert", c.Insert, 0, "one committed INSERT, "+c.DBKind)

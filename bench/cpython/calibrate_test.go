@@ -27,9 +27,10 @@ func TestCalibrate(t *testing.T) {
 	if got, want := c.SumSquaresCost(600_000), 2*c.SumSquares; got < want-time.Microsecond || got > want+time.Microsecond {
 		t.Errorf("SumSquaresCost(2N) = %v; want %v", got, want)
 	}
-	if f := c.Frame(); f.Len() != 3 || f.Float("cost_ms", 0) <= 0 {
+	if f := c.Frame(); f.Len() != 3+len(c.ImageStepCosts)+1 || f.Float("cost_ms", 0) <= 0 {
 		t.Errorf("Frame() =\n%v", f)
 	}
+	checkImageStepCosts(t, c)
 	// The model steps carry the measured costs and validate.
 	var total time.Duration
 	for _, s := range c.ImageSteps(pymodel.ProcessExecutor) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/conclab/conclab/bench"
 	"github.com/conclab/conclab/bench/cpython"
+	"github.com/conclab/conclab/bench/pymodel"
 )
 
 // Versus001 pairs every endpoint's model with the real app: one bench.Run
@@ -159,9 +160,24 @@ func ExampleSourceMachine() {
 	}
 	// Output:
 	// 8 100ms 2.5s
-	// burn=10ms:block
-	// burn=90ms:nogil:block
+	// convert_image[burn=10ms burn=90ms:nogil]:block
 	// sleep=5ms:await
+}
+
+// The source's stated 100 ms per image, cut as this machine's measured
+// pipeline is, with each step's held share: one model step per real step,
+// sent to the executor as one call.
+func ExampleCalibration_WithImageCosts() {
+	here := &cpython.Calibration{Image: 800 * time.Millisecond, ImageStepCosts: []cpython.StepCost{
+		{Name: "decode", CPU: 200 * time.Millisecond, GILHeld: 0.1},
+		{Name: "convert RGB", CPU: 100 * time.Millisecond},
+		{Name: "rotate 180 x4", CPU: 400 * time.Millisecond},
+		{Name: "encode", CPU: 100 * time.Millisecond, GILHeld: 0.5},
+	}}
+	src := cpython.SourceMachine(0).WithImageCosts(here)
+	fmt.Println(src.ConvertImageStep(pymodel.ThreadExecutor))
+	// Output:
+	// convert_image[burn=25ms:held=0.1 burn=12.5ms:nogil burn=50ms:nogil burn=12.5ms:held=0.5]:thread_executor
 }
 
 // A missing interpreter is a *MissingError that names the Debian packages

@@ -79,6 +79,11 @@ type Options000Upload struct {
 	// Think means none).
 	VUs             int
 	Duration, Think time.Duration
+	// Iterations, if positive, also stops each VU after that many uploads
+	// (k6's per-vu-iterations), whichever of it and Duration comes first:
+	// at the source's load on a slow machine one upload can take seconds,
+	// and a count keeps every strategy's run to the same work.
+	Iterations int
 	// Strategies are the rows by the source's names (nil: Strategies000).
 	Strategies []string
 	// Python tunes the real app.
@@ -135,6 +140,9 @@ func Experiment000Upload(ctx context.Context, o Options000Upload) (bench.Experim
 	if o.VUs == 0 {
 		o.VUs = 20
 	}
+	if o.VUs < 0 || o.Duration < 0 || o.Iterations < 0 {
+		return bench.Experiment{}, fmt.Errorf("cpython: Experiment000Upload: VUs, Duration and Iterations must not be negative, got %d, %v, %d", o.VUs, o.Duration, o.Iterations)
+	}
 	if o.Duration == 0 {
 		o.Duration = 10 * time.Second
 	}
@@ -160,8 +168,9 @@ func Experiment000Upload(ctx context.Context, o Options000Upload) (bench.Experim
 	}
 	e := bench.Experiment{
 		Name:      fmt.Sprintf("source 000 upload: %d VUs, %v, think %v, model vs real CPython", o.VUs, o.Duration, o.Think),
+		Pause:     time.Second, // the last run's processes and page cache settle
 		Workloads: map[string]pymodel.Workload{},
-		Load:      load.Closed{VUs: o.VUs, Duration: o.Duration, Think: o.Think},
+		Load:      load.Closed{VUs: o.VUs, Duration: o.Duration, Iterations: o.Iterations, Think: o.Think},
 		Request:   load.Target{Files: []load.File{{Field: "file", Path: img}}},
 	}
 	app := App000Upload(o.DB)

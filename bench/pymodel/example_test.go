@@ -69,3 +69,20 @@ func ExampleDefaultExecutorSize() {
 	fmt.Println(pymodel.DefaultExecutorSize(8), pymodel.DefaultExecutorSize(2), pymodel.DefaultExecutorSize(64))
 	// Output: 12 6 32
 }
+
+// A C extension call that holds the GIL for a fifth of its work: the held
+// part, then the released part; shares outside 0..1 are refused.
+func ExampleBurnHeld() {
+	s := pymodel.BurnHeld(100*time.Millisecond, 0.2)
+	fmt.Printf("%v %.2f %v\n", s, s.HeldShare(), s.Validate())
+	w, err := pymodel.ParseWorkload("burn=50ms:held=0.25,cpu=1000:held=1")
+	fmt.Println(w, err)
+	s.GILReleased = 1.5
+	fmt.Println(s.Validate())
+	fmt.Println(pymodel.Seq("convert_image", pymodel.BurnHeld(10*time.Millisecond, 0.1), pymodel.BurnNoGIL(time.Millisecond)))
+	// Output:
+	// burn=100ms:held=0.2 0.20 <nil>
+	// burn=50ms:held=0.25,cpu=1000 <nil>
+	// pymodel: step burn=100ms:held=-0.5: GILReleased must be between 0 and 1 (a share of the step's work; held share = 1 - GILReleased), got 1.5
+	// convert_image[burn=10ms:held=0.1 burn=1ms:nogil]
+}

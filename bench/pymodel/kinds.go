@@ -12,7 +12,8 @@ import (
 // prefork worker.
 type kindFuncs struct {
 	// io marks the kind as an I/O wait (releases the GIL, can be awaited);
-	// otherwise it is CPU work, holding the GIL unless Step.ReleasesGIL.
+	// otherwise it is CPU work, holding the GIL unless Step.ReleasesGIL
+	// (a partly held share, Step.GILReleased, needs a burn or cpu step).
 	io bool
 	// run does the work. payload is the bytes a process pool sent (nil when
 	// running in the requesting process); the result is sent back.

@@ -1,10 +1,12 @@
 package pymodel
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strconv"
 	"strings"
@@ -19,6 +21,11 @@ const (
 	KindCPU    = "cpu"    // sum of squares of 0..N-1, computed for real
 	KindBurn   = "burn"   // burn Duration of CPU time on the calling thread
 	KindCustom = "custom" // call Func
+	// KindSeq is one Python function whose body is Steps, in order: an
+	// executor or a process pool is sent it whole, as run_in_executor is
+	// sent source 000's convert_image (decode, convert, rotate x4, encode),
+	// so its steps run on one thread, one after another.
+	KindSeq = "seq"
 )
 
 // Call is how a handler invokes a step.
@@ -76,12 +83,25 @@ type Step struct {
 	// ReleasesGIL makes a CPU step run without holding the GIL, as C
 	// extension code that releases it does (Pillow's image operations).
 	ReleasesGIL bool `json:"releases_gil,omitempty"`
+	// GILReleased is the share (0..1) of a burn or cpu step's work done
+	// with the GIL released; the rest holds it. 0, the zero value, holds it
+	// throughout; 1 is ReleasesGIL. In between, the step runs as a C
+	// extension call does (Pillow's decode, convert, transpose, encode;
+	// hashlib): first the held part (the Python-level wrapper, argument
+	// checks, allocating the result, with the GIL), then the released part
+	// (the pixel or hash loop between ImagingSectionEnter/Leave or
+	// Py_BEGIN/END_ALLOW_THREADS), after which the thread takes the GIL
+	// back to return to Python code. See HeldShare.
+	GILReleased float64 `json:"gil_released,omitempty"`
 	// Call overrides how the handler calls this step; "" uses the
 	// strategy's default for CPU or I/O steps.
 	Call Call `json:"call,omitempty"`
 	// Payload is the number of bytes of arguments (and of result) this
 	// step pickles when sent to a process pool. Zero sends only the step.
 	Payload int `json:"payload,omitempty"`
+	// Steps are the body of a seq step (KindSeq), run in order on the
+	// thread the seq runs on; they take no Call of their own.
+	Steps []Step `json:"steps,omitempty"`
 	// Func is the work of a custom step. It must honour ctx. Custom steps
 	// run in this process only: they cannot go to a process pool or a
 	// prefork worker. A custom step that is not IO holds the GIL for its
@@ -104,18 +124,57 @@ func BurnNoGIL(d time.Duration) Step {
 	return Step{Kind: KindBurn, Duration: d, ReleasesGIL: true}
 }
 
+// BurnHeld burns d of CPU time holding the GIL for the share held (0..1)
+// of it and releasing it for the rest, as a C extension call that drops
+// the GIL around its heavy loop does: BurnHeld(d, 1) is Burn(d),
+// BurnHeld(d, 0) is BurnNoGIL(d). A share outside 0..1 makes a step that
+// Validate rejects.
+func BurnHeld(d time.Duration, held float64) Step {
+	switch held {
+	case 0:
+		return BurnNoGIL(d)
+	case 1:
+		return Burn(d)
+	}
+	return Step{Kind: KindBurn, Duration: d, GILReleased: 1 - held}
+}
+
 // Custom wraps a Go function as a step; io says whether it is an I/O wait
 // (releases the GIL, can be awaited) or CPU work.
 func Custom(name string, io bool, fn func(ctx context.Context) error) Step {
 	return Step{Kind: KindCustom, Name: name, IO: io, Func: fn}
 }
 
-// IsIO reports whether the step is an I/O wait.
+// Seq is a step that runs steps in order as one call (KindSeq): one Python
+// function calling several C extension functions, named name.
+func Seq(name string, steps ...Step) Step {
+	return Step{Kind: KindSeq, Name: name, Steps: steps}
+}
+
+// IsIO reports whether the step is an I/O wait. A seq step is not: it is a
+// plain function call, which cannot be awaited; its I/O steps wait
+// without the GIL as they run.
 func (s Step) IsIO() bool {
 	if k, ok := registered(s.Kind); ok {
 		return k.io
 	}
 	return s.Kind == KindSleep || (s.Kind == KindCustom && s.IO)
+}
+
+// HeldShare is the share (0..1) of the step's work done holding the GIL:
+// 0 for I/O waits and ReleasesGIL steps, 1 - GILReleased for other CPU
+// work.
+func (s Step) HeldShare() float64 {
+	if s.IsIO() || s.ReleasesGIL {
+		return 0
+	}
+	return 1 - s.GILReleased
+}
+
+// partlyHeld reports whether the step holds the GIL for part of its work
+// only (0 < GILReleased < 1 on a step that is not otherwise GIL-free).
+func (s Step) partlyHeld() bool {
+	return !s.IsIO() && !s.ReleasesGIL && s.GILReleased > 0 && s.GILReleased < 1
 }
 
 // Label is a short description such as "sleep=1s" or "cpu=10000000".
@@ -126,6 +185,12 @@ func (s Step) Label() string {
 		fmt.Fprintf(&b, "%s=%v", s.Kind, s.Duration)
 	case KindCPU:
 		fmt.Fprintf(&b, "cpu=%d", s.N)
+	case KindSeq:
+		parts := make([]string, len(s.Steps))
+		for i, sub := range s.Steps {
+			parts[i] = sub.Label()
+		}
+		fmt.Fprintf(&b, "%s[%s]", cmp.Or(s.Name, KindSeq), strings.Join(parts, " "))
 	default:
 		if s.Name != "" {
 			b.WriteString(s.Name)
@@ -138,6 +203,8 @@ func (s Step) Label() string {
 	}
 	if s.ReleasesGIL {
 		b.WriteString(":nogil")
+	} else if s.GILReleased != 0 {
+		b.WriteString(":held=" + strconv.FormatFloat(1-s.GILReleased, 'g', 3, 64))
 	}
 	if s.Call != "" {
 		b.WriteString(":" + string(s.Call))
@@ -163,6 +230,18 @@ func (s Step) Validate() error {
 		if s.Func == nil {
 			return fmt.Errorf("pymodel: custom step %q has no Func", s.Name)
 		}
+	case KindSeq:
+		if len(s.Steps) == 0 {
+			return fmt.Errorf("pymodel: seq step %q has no steps", s.Name)
+		}
+		for i, sub := range s.Steps {
+			if sub.Call != "" && sub.Call != Block {
+				return fmt.Errorf("pymodel: seq step %q: step %d (%s) has call %q; the steps of a seq run where the seq does", s.Name, i+1, sub.Label(), sub.Call)
+			}
+			if err := sub.Validate(); err != nil {
+				return fmt.Errorf("pymodel: seq step %q: step %d: %w", s.Name, i+1, err)
+			}
+		}
 	case "":
 		return errors.New("pymodel: step has no kind")
 	default:
@@ -173,6 +252,18 @@ func (s Step) Validate() error {
 	if s.Payload < 0 {
 		return fmt.Errorf("pymodel: step %s: payload must not be negative, got %d", s.Label(), s.Payload)
 	}
+	if r := s.GILReleased; r != 0 {
+		switch {
+		case math.IsNaN(r) || r < 0 || r > 1:
+			return fmt.Errorf("pymodel: step %s: GILReleased must be between 0 and 1 (a share of the step's work; held share = 1 - GILReleased), got %v", s.Label(), r)
+		case s.IsIO():
+			return fmt.Errorf("pymodel: step %s: GILReleased is for CPU steps; an I/O step never holds the GIL", s.Label())
+		case s.ReleasesGIL && r != 1:
+			return fmt.Errorf("pymodel: step %s: ReleasesGIL and GILReleased %v contradict (ReleasesGIL is GILReleased 1)", s.Label(), r)
+		case r < 1 && s.Kind != KindBurn && s.Kind != KindCPU:
+			return fmt.Errorf("pymodel: step %s: GILReleased between 0 and 1 needs a burn or cpu step (its work is split in two), not %s", s.Label(), s.Kind)
+		}
+	}
 	if _, err := ParseCall(string(s.Call)); err != nil {
 		return err
 	}
@@ -180,7 +271,14 @@ func (s Step) Validate() error {
 }
 
 // Portable reports whether the step can be serialised to another process.
-func (s Step) Portable() bool { return s.Kind != KindCustom }
+func (s Step) Portable() bool {
+	for _, sub := range s.Steps {
+		if !sub.Portable() {
+			return false
+		}
+	}
+	return s.Kind != KindCustom
+}
 
 // Workload is what a handler does: its steps, in order.
 type Workload struct {
@@ -220,8 +318,10 @@ func (w Workload) String() string { return w.Label() }
 // ParseWorkload parses a workload spec: "none" (a handler that only
 // answers), or steps separated by commas, each
 // KIND=VALUE with optional :OPTION suffixes. Kinds: sleep=DURATION,
-// cpu=N, burn=DURATION. Options: nogil (the step releases the GIL) and a
-// call name (block, await, to_thread, threadpool, thread_executor,
+// cpu=N, burn=DURATION. Options: nogil (the step releases the GIL),
+// held=SHARE (a burn or cpu step holds the GIL for SHARE, 0..1, of its
+// work and releases it for the rest: GILReleased = 1 - SHARE) and a call
+// name (block, await, to_thread, threadpool, thread_executor,
 // process_executor). Example: "sleep=1s:await,cpu=10000000".
 func ParseWorkload(spec string) (Workload, error) {
 	spec = strings.TrimSpace(spec)
@@ -277,6 +377,20 @@ func ParseStep(item string) (Step, error) {
 	for _, opt := range parts[1:] {
 		if opt == "nogil" {
 			s.ReleasesGIL = true
+			continue
+		}
+		if v, ok := strings.CutPrefix(opt, "held="); ok {
+			h, err := strconv.ParseFloat(v, 64)
+			if err != nil || math.IsNaN(h) || h < 0 || h > 1 {
+				return Step{}, fmt.Errorf("pymodel: workload step %q: held=%s: want a share between 0 and 1", item, v)
+			}
+			switch h {
+			case 0:
+				s.ReleasesGIL = true
+			case 1:
+			default:
+				s.GILReleased = 1 - h
+			}
 			continue
 		}
 		c, err := ParseCall(opt)

@@ -3,6 +3,7 @@ package pymodel
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -70,10 +71,28 @@ func (t *pythread) release() {
 
 // run executes s on this thread, blocking: I/O waits and GIL-releasing work
 // run without the GIL (taken back afterwards, as CPython does on return to
-// Python code); other CPU work holds it with forced hand-offs.
+// Python code); other CPU work holds it with forced hand-offs. A partly
+// held step (GILReleased between 0 and 1) runs its held part, then its
+// released part, then takes the GIL back: see splitHeld.
 func (t *pythread) run(ctx context.Context, s Step) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if s.Kind == KindSeq {
+		for _, sub := range s.Steps {
+			if err := t.run(ctx, sub); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if s.partlyHeld() {
+		for _, part := range splitHeld(s) {
+			if err := t.run(ctx, part); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	holding := t.holds
 	if s.IsIO() || s.ReleasesGIL {
@@ -127,6 +146,39 @@ func (t *pythread) run(ctx context.Context, s Step) error {
 		t.record(StepPhase(s), seg)
 	}
 	return err
+}
+
+// splitHeld cuts a partly held burn or cpu step in two, in the order a C
+// extension call runs them: the held part (the Python wrapper and the
+// result's allocation, with the GIL) and the released part (the heavy loop
+// between Py_BEGIN_ALLOW_THREADS and Py_END_ALLOW_THREADS). The released
+// part ends holding the GIL again when the held part took it, so the
+// caller returns to Python code holding it, as CPython's does. One held
+// part, not many interleaved slices: Pillow's convert and transpose release
+// the GIL once per call, and its chunked decode and encode (64 KB a call)
+// hold it between chunks for microseconds; a calibration that times the
+// real step in two threads measures the whole of its serialised share
+// however it is spread, and this split keeps that share exact.
+// A part with no work is left out.
+func splitHeld(s Step) []Step {
+	held, free := s, s
+	held.GILReleased, free.GILReleased = 0, 0
+	free.ReleasesGIL = true
+	switch s.Kind {
+	case KindBurn:
+		held.Duration = time.Duration(math.Round(float64(s.Duration) * (1 - s.GILReleased)))
+		free.Duration = s.Duration - held.Duration
+	case KindCPU:
+		held.N = int(math.Round(float64(s.N) * (1 - s.GILReleased)))
+		free.N = s.N - held.N
+	}
+	var parts []Step
+	for _, p := range []Step{held, free} {
+		if p.Duration > 0 || p.N > 0 {
+			parts = append(parts, p)
+		}
+	}
+	return parts
 }
 
 // runIO performs an I/O step without touching the GIL.

@@ -126,5 +126,6 @@ func init() {
 		"Server":           reflect.ValueOf((*cpython.Server)(nil)),
 		"Server003":        reflect.ValueOf((*cpython.Server003)(nil)),
 		"SplitOptions":     reflect.ValueOf((*cpython.SplitOptions)(nil)),
+		"StepCost":         reflect.ValueOf((*cpython.StepCost)(nil)),
 	}
 }

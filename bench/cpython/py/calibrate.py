@@ -1,14 +1,14 @@
 """Measures the real per-step costs of the sources' work on this machine and
 prints them as one JSON object (used by bench/cpython.Calibrate):
 
-  image   one convert pipeline of source 000 (open, convert RGB, rotate 180
-          x4, save) on --image, the median CPU time of --repeat runs (the
-          model burns CPU time, so load from other processes does not skew
-          it), and the share of
-          it that holds the GIL: a pure-Python counter thread runs beside it,
-          and the counter's progress, against its rate beside a thread that
-          burns CPU with the GIL released (hashlib), is the time the GIL was
-          free.
+  image   source 000's convert pipeline on --image, step by step: decode
+          (open + load), convert RGB, rotate 180 x4, encode (save), and
+          sha256 of the file's bytes (hashlib, a second C extension). Each
+          step --repeat times alone (median CPU time: the model burns CPU
+          time, so load from other processes does not skew it), in 2
+          threads at once and in 2 processes at once (median wall time of
+          the later finisher), and its GIL-held share from those:
+          threads / processes - 1 (measure_step; docs/cpython.md).
   sumsq   source 003's sum(x**2 for x in list(range(n))), median CPU time
   insert  one committed INSERT (PyMySQL when CONCLAB_DB_HOST is set, else
           sqlite3), median of --inserts runs, into a scratch table dropped after
@@ -17,6 +17,7 @@ usage: calibrate.py --image PATH [--n 1000000] [--repeat 3] [--inserts 50]
 """
 import argparse
 import json
+import math
 import os
 import statistics
 import threading
@@ -25,77 +26,152 @@ import time
 from _conclab import SyncDB, db_kind, sum_of_squares, table_name
 
 
-def convert_image(image_path, output_path):
-    from PIL import Image
-    image = Image.open(image_path)
-    image = image.convert("RGB")
-    image = image.rotate(180)
-    image = image.rotate(180)
-    image = image.rotate(180)
-    image = image.rotate(180)
-    image.save(output_path)
-    return output_path
+STEPS = ("decode", "convert", "rotate", "encode", "sha256")
 
 
-def count_for(stop):
-    n = 0
-    while not stop():
-        for _ in range(1000):
-            n += 1
-    return n
+class ImageSteps:
+    """Source 000's pipeline cut into its real steps, each a function of
+    the step's input (the previous step's output, prepared once):
+    decode (Image.open + load), convert("RGB"), rotate(180) x4, encode
+    (save as the source's JPEG) — and sha256 of the upload's bytes, a
+    second C extension that releases the GIL (hashlib, buffers over 2 KiB).
+    """
+
+    def __init__(self, image_path, out_dir):
+        from PIL import Image
+        self.path = image_path
+        self.ext = os.path.splitext(image_path)[1] or ".jpg"
+        self.out_dir = out_dir
+        with open(image_path, "rb") as f:
+            self.data = f.read()
+        im = Image.open(image_path)
+        im.load()
+        self.decoded = im
+        self.converted = im.convert("RGB")
+        self.size = im.size
+
+    def run(self, step, tag=""):
+        from PIL import Image
+        if step == "decode":
+            im = Image.open(self.path)
+            im.load()
+        elif step == "convert":
+            self.decoded.convert("RGB")
+        elif step == "rotate":
+            im = self.converted
+            for _ in range(4):
+                im = im.rotate(180)
+        elif step == "encode":
+            self.converted.save(os.path.join(self.out_dir, "calibrate_" + step + tag + self.ext))
+        elif step == "sha256":
+            import hashlib
+            hashlib.sha256(self.data).digest()
+        else:
+            raise ValueError(step)
+
+    def timed(self, step, tag="", barrier=None):
+        """(CPU seconds of this thread, wall seconds) of one run of step,
+        started when barrier (if any) lets every party go."""
+        if barrier is not None:
+            barrier.wait()
+        c0, t0 = time.thread_time(), time.perf_counter()
+        self.run(step, tag)
+        return time.thread_time() - c0, time.perf_counter() - t0
 
 
-def counter_rate(seconds):
-    end = time.perf_counter() + seconds
-    t0 = time.perf_counter()
-    n = count_for(lambda: time.perf_counter() >= end)
-    return n / (time.perf_counter() - t0)
+def _proc_main(steps, step, tag, barrier, q):
+    steps.run(step, tag)  # warm this process's codecs
+    q.put(steps.timed(step, tag, barrier))
 
 
-def hash_burner(stop):
-    """CPU work that releases the GIL throughout: hashlib drops it for
-    buffers over 2 KiB."""
-    import hashlib
-    buf = b"x" * (1 << 20)
-    while not stop.is_set():
-        hashlib.sha256(buf).digest()
+def two_threads(steps, step):
+    """Two threads of this process run step at once: [(cpu, wall)] each."""
+    barrier = threading.Barrier(2)
+    res = [None, None]
 
+    def work(i):
+        res[i] = steps.timed(step, "t%d" % i, barrier)
 
-def reference_rate(seconds):
-    """The counter's rate beside a thread that burns CPU without the GIL:
-    on a machine whose other cores are busy this is lower than the rate
-    alone, and normalising by it keeps core contention out of the GIL share."""
-    stop = threading.Event()
-    th = threading.Thread(target=hash_burner, args=(stop,))
-    th.start()
-    try:
-        return counter_rate(seconds)
-    finally:
-        stop.set()
+    ths = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for th in ths:
+        th.start()
+    for th in ths:
         th.join()
+    return res
 
 
-def gil_held_share(fn):
-    """Run fn in a thread while this thread counts; return (held share of
-    the contended run, fn's elapsed seconds under contention)."""
-    rate = reference_rate(0.3)
-    done = threading.Event()
-    box = {}
+def two_processes(steps, step):
+    """Two forked processes run step at once: [(cpu, wall)] each."""
+    import multiprocessing as mp
+    ctx = mp.get_context("fork")
+    barrier, q = ctx.Barrier(2), ctx.Queue()
+    ps = [ctx.Process(target=_proc_main, args=(steps, step, "p%d" % i, barrier, q)) for i in range(2)]
+    for p in ps:
+        p.start()
+    try:
+        res = [q.get(timeout=120), q.get(timeout=120)]
+    finally:
+        for p in ps:
+            p.join(timeout=10)
+            if p.is_alive():
+                p.kill()
+                p.join()
+    return res
 
-    def work():
-        t0 = time.perf_counter()
-        fn()
-        box["elapsed"] = time.perf_counter() - t0
-        done.set()
 
-    th = threading.Thread(target=work)
-    t0 = time.perf_counter()
-    th.start()
-    n = count_for(done.is_set)
-    total = time.perf_counter() - t0
-    th.join()
-    free = n / (rate * total) if rate > 0 and total > 0 else 0.0
-    return min(1.0, max(0.0, 1.0 - free)), box["elapsed"]
+def measure_step(steps, step, repeat):
+    """Alone, in 2 threads at once, in 2 processes at once, repeat times
+    each (medians). The held share assumes the model's order (held part,
+    then released part): the thread that waits for the other's held part
+    finishes h * p2 after it, so h = threads / processes - 1, where each is
+    the later finisher's wall time (processes: the machine's own ceiling for
+    two at once — cores, memory bandwidth, page faults; threads: what the
+    GIL and the process's shared locks leave of it)."""
+    steps.run(step)  # warm up
+    # A step shorter than ~50 ms (sha256 of the upload, a small image) is
+    # timed n runs in a row, so that starting two threads or processes
+    # (milliseconds on a loaded machine) does not decide the ratio.
+    c0 = time.perf_counter()
+    steps.run(step)
+    once = time.perf_counter() - c0
+    n = max(1, min(1000, math.ceil(0.05 / once))) if once > 0 else 1000
+    steps_n = _Repeated(steps, step, n) if n > 1 else steps
+    alone = [steps_n.timed(step) for _ in range(repeat)]
+    threads = [two_threads(steps_n, step) for _ in range(repeat)]
+    procs = [two_processes(steps_n, step) for _ in range(repeat)]
+    med = statistics.median
+    t2 = med(max(w for _, w in r) for r in threads)
+    p2 = med(max(w for _, w in r) for r in procs)
+    held = min(1.0, max(0.0, t2 / p2 - 1.0)) if p2 > 0 else 1.0
+    return {
+        "seconds": med(c for c, _ in alone) / n,           # CPU time alone
+        "wall_seconds": med(w for _, w in alone) / n,
+        "threads2_seconds": t2 / n,                         # later of 2 threads, wall
+        "procs2_seconds": p2 / n,                           # later of 2 processes, wall
+        "procs2_cpu_seconds": med(c for r in procs for c, _ in r) / n,  # CPU time each, 2 at once
+        "threads2_cpu_seconds": med(c for r in threads for c, _ in r) / n,
+        "gil_held": held,
+        "runs": n,
+    }
+
+
+class _Repeated:
+    """steps with step run n times per timed call (for steps too short to
+    time alone)."""
+
+    def __init__(self, steps, step, n):
+        self.steps, self.step, self.n = steps, step, n
+
+    def run(self, step, tag=""):
+        for _ in range(self.n):
+            self.steps.run(step, tag)
+
+    def timed(self, step, tag="", barrier=None):
+        if barrier is not None:
+            barrier.wait()
+        c0, t0 = time.thread_time(), time.perf_counter()
+        self.run(step, tag)
+        return time.thread_time() - c0, time.perf_counter() - t0
 
 
 def median_time(fn, repeat):
@@ -132,21 +208,18 @@ def main():
     a = p.parse_args()
     out = {}
 
-    ext = os.path.splitext(a.image)[1] or ".jpg"
-    dst = os.path.join(a.out_dir, "calibrate_output" + ext)
-    convert_image(a.image, dst)  # warm up: imports, codecs, page cache
-    med, wall, runs = median_cpu(lambda: convert_image(a.image, dst), a.repeat)
-    held = [gil_held_share(lambda: convert_image(a.image, dst)) for _ in range(max(3, a.repeat))]
-    from PIL import Image
-    with Image.open(a.image) as im:
-        w, h = im.size
-    # Each try's held seconds (share x contended time); the median of them.
-    held_s = statistics.median(x[0] * x[1] for x in held)
-    contended = statistics.median(x[1] for x in held)
-    out["image"] = {"seconds": med, "wall_seconds": wall, "runs": runs, "gil_held": held_s / contended if contended else 0.0,
-                    "held_seconds": held_s, "contended_seconds": contended,
-                    "width": w, "height": h, "bytes": os.path.getsize(a.image)}
-    os.remove(dst)
+    steps = ImageSteps(a.image, a.out_dir)
+    per = {st: measure_step(steps, st, a.repeat) for st in STEPS}
+    pipe = [per[st] for st in STEPS if st != "sha256"]
+    out["image"] = {"seconds": sum(x["seconds"] for x in pipe),
+                    "procs2_cpu_seconds": sum(x["procs2_cpu_seconds"] for x in pipe),
+                    "threads2_seconds": sum(x["threads2_seconds"] for x in pipe),
+                    "width": steps.size[0], "height": steps.size[1], "bytes": os.path.getsize(a.image),
+                    "steps": per}
+    for f in os.listdir(a.out_dir):
+        if f.startswith("calibrate_"):
+            os.remove(os.path.join(a.out_dir, f))
+    del steps
 
     med, wall, runs = median_cpu(lambda: sum_of_squares(a.n), a.repeat)
     # The same work in 10 threads of this process at once (source 003's 10
