@@ -2,6 +2,8 @@ package cpython
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,10 +22,24 @@ const calibrationVersion = 3
 
 // calibrationFile is what a calibration file holds.
 type calibrationFile struct {
-	Version     int          `json:"version"`
-	Host        string       `json:"host"`
+	Version int    `json:"version"`
+	Host    string `json:"host"`
+	// Scripts is calibrationScripts' hash: costs measured by other
+	// scripts are measured again.
+	Scripts     string       `json:"scripts"`
 	Measured    time.Time    `json:"measured"`
 	Calibration *Calibration `json:"calibration"`
+}
+
+// calibrationScripts hashes the embedded Python files a calibration runs.
+func calibrationScripts() string {
+	h := sha256.New()
+	for _, name := range []string{"calibrate.py", "calibrate_python.py", "calib_fastapi.py", "calib_flask.py", "gen_images.py", "_conclab.py"} {
+		b, _ := pyFiles.ReadFile("py/" + name)
+		fmt.Fprintf(h, "%s %d\n", name, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // CalibrationFile is where this machine's calibration is kept:
@@ -47,7 +63,8 @@ func SaveCalibration(path string, c *Calibration) error {
 		return errors.New("cpython: SaveCalibration: nil calibration")
 	}
 	host, _ := os.Hostname()
-	b, err := json.MarshalIndent(calibrationFile{Version: calibrationVersion, Host: host, Measured: time.Now().UTC(), Calibration: c}, "", "  ")
+	b, err := json.MarshalIndent(calibrationFile{Version: calibrationVersion, Host: host, Scripts: calibrationScripts(),
+		Measured: time.Now().UTC(), Calibration: c}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -87,21 +104,53 @@ func LoadCalibration(path string) (*Calibration, error) {
 	if f.Version != calibrationVersion {
 		return nil, fmt.Errorf("cpython: calibration file %s: version %d, want %d (run conclab calibrate)", path, f.Version, calibrationVersion)
 	}
+	if f.Scripts != calibrationScripts() {
+		return nil, fmt.Errorf("cpython: calibration file %s: measured by other calibration scripts than this conclab's (run conclab calibrate)", path)
+	}
 	if host, _ := os.Hostname(); f.Host != host {
 		return nil, fmt.Errorf("cpython: calibration file %s: measured on %q, this is %q (run conclab calibrate)", path, f.Host, host)
 	}
-	if f.Calibration == nil || f.Calibration.Image <= 0 || f.Calibration.Framework == nil {
-		return nil, fmt.Errorf("cpython: calibration file %s: incomplete (run conclab calibrate)", path)
+	if err := f.Calibration.check(); err != nil {
+		return nil, fmt.Errorf("cpython: calibration file %s: %w (run conclab calibrate)", path, err)
 	}
 	return f.Calibration, nil
 }
 
+// check reports a calibration the model cannot run: a missing part, a
+// negative cost or a GIL share out of 0..1, naming it.
+func (c *Calibration) check() error {
+	switch {
+	case c == nil:
+		return errors.New("no calibration")
+	case c.Image <= 0:
+		return errors.New("incomplete: no image cost")
+	case c.Framework == nil:
+		return errors.New("incomplete: no framework costs")
+	case !(c.ImageGILHeld >= 0 && c.ImageGILHeld <= 1):
+		return fmt.Errorf("ImageGILHeld %v is not a share in 0..1", c.ImageGILHeld)
+	}
+	for _, s := range append(append([]StepCost(nil), c.ImageStepCosts...), c.Hash) {
+		if s.CPU < 0 || !(s.GILHeld >= 0 && s.GILHeld <= 1) {
+			return fmt.Errorf("step %q: cost %v, GIL share %v: want a cost >= 0 and a share in 0..1", s.Name, s.CPU, s.GILHeld)
+		}
+	}
+	if err := c.Framework.Cost.Validate(); err != nil {
+		return err
+	}
+	for name, d := range map[string]time.Duration{"PrintLine": c.Framework.PrintLine, "PrintWrite": c.Framework.PrintWrite, "AsyncLine": c.Framework.AsyncLine} {
+		if d < 0 {
+			return fmt.Errorf("framework %s %v is negative", name, d)
+		}
+	}
+	return nil
+}
+
 // MachineCalibration is this machine's calibration with python ("": the
 // default interpreter): the one in CalibrationFile() when it was measured
-// here by this version of conclab with the same interpreter and CPU count,
-// or else a new one — Calibrate's step costs (the source's 8K image, the
-// default options) and MeasureFramework's — which it writes there,
-// replacing a stale file. A missing interpreter or package is a
+// here by the same calibration scripts with the same interpreter and CPU
+// count, or else a new one — Calibrate's step costs (the source's 8K
+// image, the default options) and MeasureFramework's — which it writes
+// there, replacing a stale file. A missing interpreter or package is a
 // *MissingError (errors.Is ErrUnavailable).
 func MachineCalibration(ctx context.Context, python string) (*Calibration, error) {
 	env, err := Detect(ctx, python)

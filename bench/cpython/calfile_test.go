@@ -57,8 +57,9 @@ func TestLoadCalibrationErrors(t *testing.T) {
 	}{
 		{"not json", func() string { p := filepath.Join(dir, "bad"); os.WriteFile(p, []byte("{"), 0o644); return p }(), "unexpected end"},
 		{"old version", write("v1", calibrationFile{Version: 1, Host: host, Calibration: full}), "version 1"},
-		{"other host", write("host", calibrationFile{Version: calibrationVersion, Host: host + "-elsewhere", Calibration: full}), "measured on"},
-		{"no framework", write("nofw", calibrationFile{Version: calibrationVersion, Host: host, Calibration: noFramework}), "incomplete"},
+		{"other scripts", write("scripts", calibrationFile{Version: calibrationVersion, Host: host, Scripts: "0123", Calibration: full}), "other calibration scripts"},
+		{"other host", write("host", calibrationFile{Version: calibrationVersion, Host: host + "-elsewhere", Scripts: calibrationScripts(), Calibration: full}), "measured on"},
+		{"no framework", write("nofw", calibrationFile{Version: calibrationVersion, Host: host, Scripts: calibrationScripts(), Calibration: noFramework}), "incomplete"},
 	}
 	for _, c := range cases {
 		_, err := LoadCalibration(c.path)
@@ -138,6 +139,34 @@ func TestPrintModelSteps(t *testing.T) {
 		}
 		if burn != c.burn || steps[len(steps)-1].Name != "print" {
 			t.Errorf("%s (costs %v): burn %v, last step %q; want %v and the print", c.endpoint, c.costs != nil, burn, steps[len(steps)-1].Name, c.burn)
+		}
+	}
+}
+
+func TestLoadCalibrationChecksValues(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		edit func(c *Calibration)
+		want string
+	}{
+		{"negative framework", func(c *Calibration) { c.Framework.Cost.Loop = -time.Millisecond }, "FrameworkCost.Loop"},
+		{"share out of range", func(c *Calibration) {
+			c.ImageStepCosts = []StepCost{{Name: "decode", CPU: time.Millisecond, GILHeld: 1.5}}
+		}, `step "decode"`},
+		{"no image", func(c *Calibration) { c.Image = 0 }, "no image cost"},
+	}
+	for _, tc := range cases {
+		c := SourceMachine(0.2)
+		c.Framework = &Framework{}
+		tc.edit(c)
+		path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".json")
+		if err := SaveCalibration(path, c); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadCalibration(path)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: err = %v; want one naming %q and the file", tc.name, err, tc.want)
 		}
 	}
 }

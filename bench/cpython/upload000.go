@@ -92,8 +92,9 @@ type Options000Upload struct {
 
 // Model000Upload is the model strategy of one of source 000's upload
 // strategies ("sync", "asyncio", "ThreadPool", "ProcessPool") on cal's
-// machine (its CPU count sizes the pools) and its workload with cal's
-// costs (Calibration.Handlers000).
+// machine (its CPU count sizes the pools), paying its framework costs when
+// it has them (Calibration.Framework), and its workload with cal's costs
+// (Calibration.Handlers000).
 func Model000Upload(name string, cal *Calibration) (strategy.Strategy, pymodel.Workload, error) {
 	if cal == nil {
 		return nil, pymodel.Workload{}, fmt.Errorf("cpython: Model000Upload %q: nil calibration (Calibrate, or SourceMachine)", name)
@@ -102,7 +103,11 @@ func Model000Upload(name string, cal *Calibration) (strategy.Strategy, pymodel.W
 	if !ok {
 		return nil, pymodel.Workload{}, fmt.Errorf("cpython: unknown source-000 upload strategy %q (want one of %v)", name, Strategies000)
 	}
-	return strategy.Uvicorn{Name: name, Async: h.Async, Python: strategy.Python{CPUs: cal.CPUs}},
+	py := strategy.Python{CPUs: cal.CPUs}
+	if f := cal.Costs(); f != nil {
+		py.Framework = f.Cost // the stack's own cost per request, as CPython pays it
+	}
+	return strategy.Uvicorn{Name: name, Async: h.Async, Python: py},
 		pymodel.Workload{Name: h.Name, Steps: h.Steps}, nil
 }
 

@@ -15,7 +15,7 @@ const FrameworkStep = "framework"
 // thread hand-offs around them — as CPU time holding the GIL, charged where
 // CPython spends it. The zero value charges nothing (the model's default:
 // only the workload's steps cost). Measure this machine's with
-// bench/cpython's calibration (conclab calibrate); docs/strategies.md says
+// bench/cpython's calibration (conclab calibrate); docs/calibration.md says
 // how.
 type FrameworkCost struct {
 	// Loop is an ASGI request's cost on the event loop: uvicorn's HTTP

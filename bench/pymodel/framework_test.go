@@ -104,7 +104,9 @@ func TestThreadStartOnlyForNewThreads(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			rec := trace.NewRecorder(0)
-			rt := startRuntime(t, pymodel.Config{Mode: pymodel.WSGI, Threads: 8, Trace: rec,
+			// No forced GIL switch (which would split a start's event in
+			// two) however slowly a loaded machine runs the starts.
+			rt := startRuntime(t, pymodel.Config{Mode: pymodel.WSGI, Threads: 8, Trace: rec, SwitchInterval: time.Minute,
 				Framework: pymodel.FrameworkCost{ThreadStart: 500 * time.Microsecond}})
 			// Long enough that a burst's requests overlap on a loaded machine.
 			h := pymodel.Handler{Steps: []pymodel.Step{pymodel.Sleep(200 * time.Millisecond)}}

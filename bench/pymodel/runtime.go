@@ -152,7 +152,9 @@ type Timing struct {
 	Request int64
 	Done    time.Time
 	// Queue is the time from arrival until the handler started: waiting
-	// for the event loop, a thread-limiter token or a WSGI thread.
+	// for the event loop, a thread-limiter token or a WSGI thread, and the
+	// framework's first half on the loop and a new thread's start
+	// (FrameworkCost) where they are charged.
 	Queue time.Duration
 	// Service is the time from the handler's start to its response.
 	Service time.Duration

@@ -216,13 +216,28 @@ func (a *acceptor) fail(err error) {
 }
 
 // accept takes one connection off the socket: block waits until one is
-// pending; otherwise it returns (nil, nil) when none is (a non-blocking
-// accept4, as the Python loops make once awake).
+// pending and a connection slot is free; otherwise it returns (nil, nil)
+// when none is pending or no slot is free (a non-blocking accept4, as the
+// Python loops make once awake).
 func (a *acceptor) accept(block bool) (net.Conn, error) {
-	select {
-	case a.slots <- struct{}{}:
-	case <-a.done:
-		return nil, net.ErrClosed
+	if !block {
+		// Draining while holding the GIL: with every connection slot
+		// taken (worker_connections open), stop — as gthread stops
+		// polling the socket — rather than wait for a slot that only a
+		// handler, which needs the GIL, could free.
+		select {
+		case a.slots <- struct{}{}:
+		case <-a.done:
+			return nil, net.ErrClosed
+		default:
+			return nil, nil
+		}
+	} else {
+		select {
+		case a.slots <- struct{}{}:
+		case <-a.done:
+			return nil, net.ErrClosed
+		}
 	}
 	if block {
 		// Go's Accept tries accept4 and, finding nothing, waits in the

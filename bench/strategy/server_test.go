@@ -38,10 +38,12 @@ func client(n int) *http.Client {
 	return &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: n, MaxConnsPerHost: 0, DisableKeepAlives: false}}
 }
 
-// burst sends n GETs at once and returns the time until the last answered.
+// burst sends n GETs at once, each on a connection of its own (a late
+// goroutine must not reuse an earlier one's), and returns the time until
+// the last answered.
 func burst(t testing.TB, url string, n int) time.Duration {
 	t.Helper()
-	c := client(n)
+	c := &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	defer c.CloseIdleConnections()
 	var wg sync.WaitGroup
 	errs := make(chan error, n)

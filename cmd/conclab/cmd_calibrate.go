@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 
 	"github.com/conclab/conclab/bench/cpython"
 )
@@ -55,6 +56,9 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if *show {
 		c, err := cpython.LoadCalibration(path)
+		if errors.Is(err, iofs.ErrNotExist) {
+			return 1, fmt.Errorf("%w (run conclab calibrate to measure)", err)
+		}
 		if err != nil {
 			return 1, err
 		}
