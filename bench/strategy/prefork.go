@@ -253,14 +253,20 @@ func stopChildren(cs []*child) error {
 	for _, c := range cs {
 		c.ctlW.Close()
 	}
-	deadline := time.After(3 * time.Second)
+	deadline := time.NewTimer(3 * time.Second)
+	defer deadline.Stop()
+	expired := false
 	for _, c := range cs {
-		select {
-		case <-c.waited:
-		case <-deadline:
-			c.cmd.Process.Kill()
-			<-c.waited
+		if !expired {
+			select {
+			case <-c.waited:
+				continue
+			case <-deadline.C:
+				expired = true // the timer fires once: every child left is killed
+			}
 		}
+		c.cmd.Process.Kill()
+		<-c.waited
 	}
 	return nil
 }
