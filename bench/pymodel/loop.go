@@ -102,10 +102,15 @@ func (l *Loop) run() {
 		t.acquire()
 		start := time.Now()
 		c.fn(t)
-		d := time.Since(start)
+		end := time.Now()
+		d := end.Sub(start) // monotonic
 		if l.rec != nil {
+			// Both ends from the wall clock, as the events recorded inside
+			// the callback are: start.Add(d) would be off by any step of
+			// the wall clock during the callback, and an event inside it
+			// could seem to end after it.
 			l.rec.Add(trace.Event{Request: c.req, Worker: l.worker, Thread: LoopThread, Phase: trace.LoopBlocked,
-				Start: start.UnixNano(), End: start.Add(d).UnixNano()})
+				Start: start.UnixNano(), End: end.UnixNano()})
 		}
 		t.release()
 		l.account(c.label, d)

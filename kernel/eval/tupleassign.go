@@ -25,7 +25,7 @@ import (
 // case clause) are rewritten, not those in an if/for/switch header. A
 // source that does not parse comes back as is.
 func rewriteTupleAssign(src string, decl bool) string {
-	if !strings.Contains(src, ",") || !strings.Contains(src, "(") {
+	if !strings.Contains(src, ",") || (!strings.Contains(src, "(") && !strings.Contains(src, "nil")) {
 		return src
 	}
 	f, off, ok := parseSegment(src, decl)
@@ -43,6 +43,10 @@ func rewriteTupleAssign(src string, decl bool) string {
 		for _, st := range list {
 			as, ok := st.(*ast.AssignStmt)
 			if !ok || as.Tok != token.ASSIGN || len(as.Lhs) < 2 || len(as.Lhs) != len(as.Rhs) {
+				continue
+			}
+			if text, ok := splitNils(as, src, off); ok {
+				edits = append(edits, edit{off(as.Pos()), off(as.End()), text})
 				continue
 			}
 			var pre strings.Builder
@@ -81,6 +85,58 @@ func rewriteTupleAssign(src string, decl bool) string {
 		out = out[:e.start] + e.text + out[e.end:]
 	}
 	return out
+}
+
+// splitNils rewrites a tuple assignment with an untyped nil operand, which
+// yaegi v0.16 panics on ("reflect: New(nil)": `cal, err = nil, nil`): the
+// nil pairs become single assignments after the rest, which keeps its
+// calls hoisted as above —
+//
+//	x, err = f(), nil  ->  _tup4 := f(); x = _tup4; err = nil
+//
+// All operands are evaluated before any is assigned, and a nil reads
+// nothing, so assigning the nils last keeps the meaning. It reports false
+// when no operand is nil, or when one holds a function literal (whose body
+// is rewritten on its own).
+func splitNils(as *ast.AssignStmt, src string, off func(token.Pos) int) (string, bool) {
+	isNil := func(e ast.Expr) bool { id, ok := e.(*ast.Ident); return ok && id.Name == "nil" }
+	nils := 0
+	for _, r := range as.Rhs {
+		if isNil(r) {
+			nils++
+		}
+		lit := false
+		ast.Inspect(r, func(n ast.Node) bool { _, ok := n.(*ast.FuncLit); lit = lit || ok; return !lit })
+		if lit {
+			return "", false
+		}
+	}
+	if nils == 0 {
+		return "", false
+	}
+	text := func(e ast.Node) string { return src[off(e.Pos()):off(e.End())] }
+	var pre, lhs, rhs, after []string
+	for i, r := range as.Rhs {
+		switch {
+		case isNil(r):
+			after = append(after, text(as.Lhs[i])+" = nil")
+			continue
+		case hasCall(r):
+			name := fmt.Sprintf("_tup%d", tupleSeq.Add(1))
+			pre = append(pre, name+" := "+text(r))
+			rhs = append(rhs, name)
+		default:
+			rhs = append(rhs, text(r))
+		}
+		lhs = append(lhs, text(as.Lhs[i]))
+	}
+	var parts []string
+	parts = append(parts, pre...)
+	if len(lhs) > 0 {
+		parts = append(parts, strings.Join(lhs, ", ")+" = "+strings.Join(rhs, ", "))
+	}
+	parts = append(parts, after...)
+	return strings.Join(parts, "; "), true
 }
 
 // tupleSeq numbers the temporaries of rewriteTupleAssign, session-wide

@@ -24,3 +24,18 @@ func TestTupleAssignInSession(t *testing.T) {
 		}
 	}
 }
+
+// TestTupleAssignNilsInSession: a tuple assignment of untyped nils to a
+// pointer and an error, which yaegi alone panics on.
+func TestTupleAssignNilsInSession(t *testing.T) {
+	t.Parallel()
+	s, out, _ := newSession(t)
+	mustEval(t, s, "type C struct{ N int }\nvar c = &C{1}\nvar err = fmt.Errorf(\"e\")")
+	for run := 0; run < 2; run++ {
+		before := len(out.String())
+		mustEval(t, s, "c, err = nil, nil\nfmt.Println(c == nil, err == nil)\nc, err = &C{2}, nil\nfmt.Println(c.N, err == nil)")
+		if got := out.String()[before:]; got != "true true\n2 true\n" {
+			t.Errorf("run %d: got %q; want %q", run+1, got, "true true\n2 true\n")
+		}
+	}
+}

@@ -24,7 +24,11 @@ func TestRewriteTupleAssign(t *testing.T) {
 		{"func k() (int, int) {\n\tc, d := 1, 2\n\tc, d = 3, f()\n\treturn c, d\n}", true, "func k() (int, int) {\n\tc, d := 1, 2\n\t_tup := f(); c, d = 3, _tup\n\treturn c, d\n}"},
 		{`a, b = func() int { return f() }, 2`, false, `a, b = func() int { return f() }, 2`}, // a literal calls nothing
 		{"for i, j = 0, f(); i < j; i++ {\n}", false, "for i, j = 0, f(); i < j; i++ {\n}"},   // headers stay
-		{`a, b = (`, false, `a, b = (`}, // does not parse
+		{`a, b = (`, false, `a, b = (`},                        // does not parse
+		{`cal, err = nil, nil`, false, `cal = nil; err = nil`}, // yaegi panics on untyped nils in a tuple
+		{`x, err = f(), nil`, false, `_tup := f(); x = _tup; err = nil`},
+		{`a, b, c = nil, b, a`, false, `b, c = b, a; a = nil`},
+		{`a, b = func() {}, nil`, false, `a, b = func() {}, nil`}, // a literal: as is
 	} {
 		got := tmp.ReplaceAllString(rewriteTupleAssign(tc.src, tc.decl), "_tup")
 		if got != tc.want {
