@@ -13,8 +13,11 @@
 //     through the same generator; rows paired by label, a verdict per pair
 //     and metric (agrees only when within the stated tolerance; else
 //     "ordering only" when no other pair is clearly ordered the other way,
-//     counted apart; else disagrees, which fails the cell), the "model vs
-//     real" chart, and "N of M agree within ±X %; K agree in ordering only".
+//     counted apart; else disagrees), the "model vs real" chart, and "N of
+//     M agree within ±X %; K agree in ordering only". The verdict is a
+//     finding, not an error: Agreement.Err turns a clear disagreement into
+//     one where arithmetic dominates the noise (waits), and
+//     scripts/fidelity.sh checks the CPU-bound comparisons' targets.
 //
 // Rendering goes to the installed display publisher (a conclab kernel or
 // `conclab run`); with none — a test, a plain Go program — the text form is

@@ -101,9 +101,9 @@ func ExampleAgree() {
 }
 
 // ModelVsReal runs one experiment holding model and real strategies (here
-// source 001's) and shows the verdicts; it fails when a row agrees neither
-// within the tolerance nor in ordering, and
-// skips (nil, nil) without real CPython.
+// source 001's) and shows the verdicts; a sleep-based comparison such as
+// this one returns a.Err() to fail on a row that agrees neither within the
+// tolerance nor in ordering. It skips (nil, nil) without real CPython.
 func ExampleModelVsReal() {
 	a, err := lab.ModelVsReal(context.Background(), cpython.Experiment001(time.Second, 10, cpython.Options{}), cpython.SleepTolerance, "elapsed_s")
 	if err != nil {
@@ -112,6 +112,9 @@ func ExampleModelVsReal() {
 	}
 	if a != nil {
 		fmt.Println(a.Line())
+	}
+	if err := a.Err(); err != nil {
+		fmt.Println(err)
 	}
 }
 

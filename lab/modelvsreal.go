@@ -67,7 +67,7 @@ func (a *Agreement) Disagreeing() []string {
 
 // Err is nil when every row agrees within the tolerance or in ordering (or
 // a is nil: skipped), else an error naming the rows that agree in neither,
-// with the line.
+// with the line. A cell that returns it fails on a clear disagreement.
 func (a *Agreement) Err() error {
 	if d := a.Disagreeing(); len(d) > 0 {
 		return fmt.Errorf("%s: model and real CPython disagree beyond ±%s %% and in ordering on %s (%s)",
@@ -81,10 +81,13 @@ func (a *Agreement) Err() error {
 // pairs the summary rows by label, and shows the agreement table, a
 // charts.ModelVsReal chart per metric and the line "N of M agree within ±X
 // %". A row agrees only when its values agree within tol (relative to the
-// model's; 0.10 is ±10 %). It returns the Agreement and, when a row
-// disagrees, an error naming those rows (Agreement.Err). A row without its
-// partner, a metric the summary lacks or a tolerance outside (0, 10] is an
-// error before anything runs or is shown.
+// model's; 0.10 is ±10 %). It returns the Agreement — a verdict, not an
+// error: how far a CPU-bound comparison agrees depends on what else the
+// machine runs, so it is a finding to show. Where arithmetic dominates the
+// noise (sleep-based waits), a cell makes a clear disagreement fail it with
+// Agreement.Err. The error is for what kept the comparison from being made:
+// a row without its partner, a metric the summary lacks or a tolerance
+// outside (0, 10] (before anything runs or is shown), or a failed run.
 //
 // When this machine's CPython lacks a package a real strategy needs, it
 // shows one line "skipped: ..." naming the Debian packages to install and
@@ -122,7 +125,7 @@ func ModelVsReal(ctx context.Context, e bench.Experiment, tol float64, metrics .
 	if err := a.show(); err != nil {
 		return a, err
 	}
-	return a, a.Err()
+	return a, nil
 }
 
 // ModelVsRealOf is ModelVsReal for comparisons that are not one
@@ -152,7 +155,7 @@ func ModelVsRealOf(ctx context.Context, title string, run func(context.Context) 
 	if err := a.show(); err != nil {
 		return a, err
 	}
-	return a, a.Err()
+	return a, nil
 }
 
 func checkArgs(tol float64, metrics []string) error {

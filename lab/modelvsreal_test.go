@@ -186,8 +186,35 @@ func TestModelVsRealRuns(t *testing.T) {
 	if a.Frame.Float("agree", 1) != 1 {
 		t.Errorf("count differs between model and real:\n%v", a.Frame)
 	}
-	if (err != nil) != (a.Agree < a.Total) {
-		t.Errorf("err %v with %d of %d agreeing", err, a.Agree, a.Total)
+	if err != nil {
+		t.Errorf("err %v: a verdict is not an error", err)
+	}
+	if (a.Err() != nil) != (a.Agree < a.Total) {
+		t.Errorf("Err() %v with %d of %d agreeing", a.Err(), a.Agree, a.Total)
+	}
+}
+
+// A comparison that disagrees is returned, not failed: its verdicts are
+// shown, Err names the rows, and the call's own error stays nil.
+func TestModelVsRealOfDisagreementIsAVerdict(t *testing.T) {
+	t.Parallel()
+	f := frame.New("summary")
+	_ = f.AddColumn("strategy", frame.Label)
+	for _, r := range []frame.Row{
+		{"strategy": "x", "elapsed_s": 1.0}, {"strategy": "real x", "elapsed_s": 4.0},
+		{"strategy": "y", "elapsed_s": 4.0}, {"strategy": "real y", "elapsed_s": 1.0},
+	} {
+		f.MustAppend(r)
+	}
+	a, err := ModelVsRealOf(context.Background(), "reversed", func(context.Context) (*frame.Frame, error) { return f, nil }, 0.1, "elapsed_s")
+	if err != nil || a == nil {
+		t.Fatalf("ModelVsRealOf = %v, %v; want the agreement and no error", a, err)
+	}
+	if a.Agree != 0 || a.Ordering != 0 || a.Total != 2 {
+		t.Errorf("agree %d, ordering %d of %d; want 0, 0 of 2\n%v", a.Agree, a.Ordering, a.Total, a.Frame)
+	}
+	if e := a.Err(); e == nil || !strings.Contains(e.Error(), "x elapsed_s, y elapsed_s") {
+		t.Errorf("Err() = %v; want both rows named", e)
 	}
 }
 

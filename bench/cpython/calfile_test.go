@@ -7,11 +7,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/bench/workload"
 )
 
 func TestCalibrationFileRoundTrip(t *testing.T) {
@@ -110,8 +112,9 @@ func TestMeasureFrameworkRejectsBadOptions(t *testing.T) {
 }
 
 // TestPrintModelSteps: with costs, a sync print pays print()'s Python side
-// beyond its writes and an async one the appends, as one burn before the
-// lines; without costs, or printing nothing, only the print step runs.
+// beyond its writes as one burn before the lines, and an async one its
+// appends inside the print step itself (TestPrintAtLeast); without costs,
+// or printing nothing, only the print step runs.
 func TestPrintModelSteps(t *testing.T) {
 	costs := &Framework{PrintLine: 4 * time.Microsecond, PrintWrite: time.Microsecond, AsyncLine: 300 * time.Nanosecond}
 	cases := []struct {
@@ -120,7 +123,7 @@ func TestPrintModelSteps(t *testing.T) {
 		burn     time.Duration // 0: none
 	}{
 		{DoPrint, costs, 1000 * 3 * time.Microsecond},
-		{DoPrintAsync, costs, 1000 * 300 * time.Nanosecond},
+		{DoPrintAsync, costs, 0},
 		{DontPrint, costs, 0},
 		{DoPrint, nil, 0},
 	}
@@ -141,6 +144,56 @@ func TestPrintModelSteps(t *testing.T) {
 			t.Errorf("%s (costs %v): burn %v, last step %q; want %v and the print", c.endpoint, c.costs != nil, burn, steps[len(steps)-1].Name, c.burn)
 		}
 	}
+}
+
+// TestPrintAtLeast: the async print step enqueues every line and uses at
+// least its budget of thread CPU time, however little the enqueueing
+// itself costs; with a zero budget it only enqueues.
+func TestPrintAtLeast(t *testing.T) {
+	for _, budget := range []time.Duration{0, 30 * time.Millisecond} {
+		sink, err := workload.DevNullSink()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, err := workload.NewPrinter(workload.PrintAsync, sink, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		step := printAtLeast(pr, 100, "line", budget)
+		if step.Name != "print" || step.IsIO() {
+			t.Errorf("step %q, IO %v; want a CPU step named print", step.Name, step.IsIO())
+		}
+		used, err := threadCPU(func() error { return step.Func(context.Background()) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pr.Close(); err != nil {
+			t.Fatal(err)
+		}
+		sink.Close()
+		if st := pr.Stats(); st.Lines != 100 {
+			t.Errorf("budget %v: %d lines enqueued; want 100", budget, st.Lines)
+		}
+		if used < budget {
+			t.Errorf("budget %v: the step used %v of thread CPU time; want at least the budget", budget, used)
+		}
+	}
+}
+
+// threadCPU runs fn on one locked OS thread and returns the thread CPU
+// time it used.
+func threadCPU(fn func() error) (time.Duration, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	start, err := workload.ThreadCPUTime()
+	if err != nil {
+		return 0, err
+	}
+	if err := fn(); err != nil {
+		return 0, err
+	}
+	end, err := workload.ThreadCPUTime()
+	return end - start, err
 }
 
 func TestLoadCalibrationChecksValues(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
@@ -42,8 +43,9 @@ func PrintMode000(endpoint string) (string, error) {
 // With Costs (a measured Framework), the model also pays what CPython
 // does: the stack's own cost per request on the loop (Costs.Cost, unless
 // Python.Framework is set) and, per line, what print() costs beyond its
-// write(2) (sync) or the writer's append (async), as CPU holding the GIL
-// before the lines are printed. Without, it pays only the writes.
+// write(2) (sync, as CPU holding the GIL before the lines are printed) or
+// the writer's append (async: the enqueue step's CPU time is topped up to
+// it). Without, it pays only the writes.
 type PrintModel struct {
 	Endpoint string // DoPrint, DoPrintAsync or DontPrint; also the label
 	Lines    int    // lines per request, 1..1,000,000
@@ -100,7 +102,10 @@ func (p PrintModel) Start(ctx context.Context, _ pymodel.Workload, o strategy.St
 }
 
 // steps are the handler's: the Python side of the lines (with Costs), then
-// the printing itself.
+// the printing itself. The async writer's append is the whole of the
+// Python side, and the model's own enqueue (a channel send per line) is
+// already part of it: that step tops its CPU time up to Costs.AsyncLine a
+// line rather than adding it.
 func (p PrintModel) steps(mode string, pr *workload.Printer) []pymodel.Step {
 	var out []pymodel.Step
 	var line time.Duration
@@ -108,8 +113,8 @@ func (p PrintModel) steps(mode string, pr *workload.Printer) []pymodel.Step {
 	case p.Costs == nil:
 	case mode == workload.PrintSync:
 		line = p.Costs.PrintExtra()
-	case mode == workload.PrintAsync:
-		line = p.Costs.AsyncLine
+	case mode == workload.PrintAsync && p.Costs.AsyncLine > 0:
+		return []pymodel.Step{printAtLeast(pr, p.Lines, p.Endpoint+" line", p.Costs.AsyncLine*time.Duration(p.Lines))}
 	}
 	if line > 0 {
 		s := pymodel.Burn(line * time.Duration(p.Lines))
@@ -117,6 +122,30 @@ func (p PrintModel) steps(mode string, pr *workload.Printer) []pymodel.Step {
 		out = append(out, s)
 	}
 	return append(out, pymodel.Print(pr, p.Lines, p.Endpoint+" line"))
+}
+
+// printAtLeast is pymodel.Print's CPU step for an async printer that
+// costs at least budget of thread CPU time holding the GIL: it enqueues the
+// lines, then burns what the enqueueing left of budget.
+func printAtLeast(pr *workload.Printer, lines int, line string, budget time.Duration) pymodel.Step {
+	enqueue := pymodel.Print(pr, lines, line).Func
+	return pymodel.Custom("print", false, func(ctx context.Context) error {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		start, err := workload.ThreadCPUTime()
+		if err != nil {
+			return fmt.Errorf("cpython: print model: %w", err)
+		}
+		if err := enqueue(ctx); err != nil {
+			return err
+		}
+		end, err := workload.ThreadCPUTime()
+		if err != nil {
+			return fmt.Errorf("cpython: print model: %w", err)
+		}
+		_, err = workload.BurnCPU(ctx, budget-(end-start))
+		return err
+	})
 }
 
 func closeSink(s *workload.Sink) {

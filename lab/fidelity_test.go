@@ -1,0 +1,104 @@
+//go:build fidelity
+
+// The fidelity targets of the CPU-bound comparisons (000 print, 000 image
+// upload at the source's load, 003 CPU), checked on this machine against
+// real CPython: `bash scripts/fidelity.sh`. They are not part of
+// scripts/test.sh: how close a CPU-bound model comes to the real stack
+// depends on what else the machine runs, so run them on a quiet machine and
+// read the tables they log.
+package lab_test
+
+import (
+	"context"
+	"os"
+	"slices"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/conclab/conclab/bench"
+	"github.com/conclab/conclab/bench/cpython"
+	"github.com/conclab/conclab/bench/frame"
+	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/lab"
+)
+
+// TestMain lets the models' process pools and prefork workers re-run this
+// binary as their worker processes.
+func TestMain(m *testing.M) {
+	if code, ok := pymodel.WorkerMain(); ok {
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+// calibration is this machine's, from the calibration file (measured once
+// when it is missing or stale).
+func calibration(t *testing.T) *cpython.Calibration {
+	t.Helper()
+	cal, err := cpython.MachineCalibration(context.Background(), "")
+	if err != nil {
+		t.Fatalf("calibration: %v", err)
+	}
+	return cal
+}
+
+// within runs e (model and real rows) and fails unless every pair agrees
+// within tol on each metric.
+func within(t *testing.T, e bench.Experiment, tol float64, metrics ...string) *lab.Agreement {
+	t.Helper()
+	res, err := bench.Run(context.Background(), e)
+	if err != nil {
+		t.Fatalf("%s: %v", e.Name, err)
+	}
+	a, err := lab.Agree(e.Name, res.Summary, tol, metrics...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s\n%v\n%s", e.Name, a.Frame, a.Line())
+	if a.Agree != a.Total {
+		t.Errorf("%s: %s; want all within ±%.0f %%", e.Name, a.Line(), tol*100)
+	}
+	return a
+}
+
+// 000 print: within ±25 % on rps and avg for all three endpoints, at the
+// notebook's full load (100 VUs, 10 s).
+func TestFidelity000Print(t *testing.T) {
+	within(t, cpython.Experiment000Print(1000, 100, 10*time.Second, calibration(t).Costs(), cpython.Options{}), cpython.CPUTolerance, "avg_ms", "rps")
+}
+
+// 000 image upload at the source's load (20 VUs, the 8K image, think 1 s,
+// two uploads each): avg within ±25 % for each strategy, and the model
+// orders the strategies as the real run does.
+func TestFidelity000Upload(t *testing.T) {
+	e, err := cpython.Experiment000Upload(context.Background(), cpython.Options000Upload{Calibration: calibration(t), VUs: 20, Think: time.Second, Iterations: 2, Duration: 5 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := within(t, e, cpython.CPUTolerance, "avg_ms")
+	model, real := byAvg(a.Summary, ""), byAvg(a.Summary, cpython.RealPrefix)
+	t.Logf("fastest to slowest by avg: model %v, real %v", model, real)
+	if !slices.Equal(model, real) {
+		t.Errorf("ordering by avg: model %v, real %v", model, real)
+	}
+}
+
+// 003 CPU, 1 and 2 workers, Flask and FastAPI: elapsed within ±25 %, each
+// row the median of 3 runs as in the notebook.
+func TestFidelity003CPU(t *testing.T) {
+	e, err := cpython.Experiment003(context.Background(), cpython.Options003{Mode: cpython.ModeCPU, SumN: 3_000_000, Repeat: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	within(t, e, cpython.CPUTolerance, "elapsed_s")
+}
+
+// byAvg lists source 000's strategies from the fastest mean latency to the
+// slowest, on the side whose labels carry prefix.
+func byAvg(f *frame.Frame, prefix string) []string {
+	out := slices.Clone(cpython.Strategies000)
+	v := func(s string) float64 { x, _ := f.Get("strategy", prefix+s, "avg_ms"); return x }
+	sort.SliceStable(out, func(i, j int) bool { return v(out[i]) < v(out[j]) })
+	return out
+}
