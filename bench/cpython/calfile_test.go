@@ -208,6 +208,7 @@ func TestLoadCalibrationChecksValues(t *testing.T) {
 			c.ImageStepCosts = []StepCost{{Name: "decode", CPU: time.Millisecond, GILHeld: 1.5}}
 		}, `step "decode"`},
 		{"no image", func(c *Calibration) { c.Image = 0 }, "no image cost"},
+		{"negative burst", func(c *Calibration) { c.SumSquaresBurst = -time.Second }, "sum of squares"},
 	}
 	for _, tc := range cases {
 		c := SourceMachine(0.2)

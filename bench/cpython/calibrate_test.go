@@ -24,8 +24,11 @@ func TestCalibrate(t *testing.T) {
 	if c.SumSquares <= 0 || c.SumSquaresN != 300_000 || c.Insert <= 0 || c.DBKind != "sqlite" {
 		t.Errorf("calibration implausible: %+v", c)
 	}
-	if got, want := c.SumSquaresCost(600_000), 2*c.SumSquares; got < want-time.Microsecond || got > want+time.Microsecond {
-		t.Errorf("SumSquaresCost(2N) = %v; want %v", got, want)
+	if c.SumSquaresBurst <= 0 || c.SumSquaresThreaded <= 0 {
+		t.Errorf("no burst of ten measured: %+v", c)
+	}
+	if got, want := c.SumSquaresCost(600_000), 2*c.SumSquaresBurst; got < want-time.Microsecond || got > want+time.Microsecond {
+		t.Errorf("SumSquaresCost(2N) = %v; want twice the burst's cost per call, %v", got, want)
 	}
 	if f := c.Frame(); f.Len() != 3+len(c.ImageStepCosts)+1 || f.Float("cost_ms", 0) <= 0 {
 		t.Errorf("Frame() =\n%v", f)

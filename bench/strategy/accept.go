@@ -18,12 +18,17 @@ import (
 // the Accept field of those strategies.
 const (
 	// AcceptGreedy is what real gunicorn does (the default): every worker
-	// waits on the shared socket; the one that wakes takes every pending
-	// connection it can while it holds its GIL (gthread's accept loop,
-	// asyncio's accept callback), handing each to its threads or loop, and
-	// gives the GIL up only when a thread of its own has waited a switch
-	// interval for it. The others get what is still pending when they
-	// wake, so a burst lands mostly on one worker.
+	// waits on the shared socket, and the one awake takes what is pending
+	// as fast as its loop can. A uvicorn worker (asyncio's accept
+	// callback) drains every pending connection in one hold of its GIL,
+	// handing each to its loop, giving the GIL up only when a thread of
+	// its own has waited a switch interval for it: a burst lands mostly on
+	// one worker. A gthread worker (gunicorn's Flask rows) takes one
+	// connection per poll of its selector and queues it to its pool on the
+	// next poll, and each poll takes the GIL again: idle, it drains a burst
+	// as greedily, but while its threads burn Python it gets the GIL — so
+	// another connection — only every switch interval or so, and the other
+	// workers take the rest.
 	AcceptGreedy = "greedy"
 	// AcceptBalanced is the "what if": the workers take turns, one
 	// connection each in a fixed round (an accept token passed round the
@@ -46,9 +51,10 @@ func checkAccept(label, accept string) error {
 const (
 	// acceptCost is the Python work of taking one connection, done holding
 	// the worker's GIL: gthread's accept, TConn and parser set-up and
-	// thread-pool submit; asyncio's accept and task creation. Measured on
-	// a 2-core machine as the shortest gap between two accepts of an idle
-	// real gthread worker draining a burst (perf's accept4 exits: 50-60 µs).
+	// thread-pool submit (half on each of its two polls); asyncio's accept
+	// and task creation. Measured on a 2-core machine as the shortest gap
+	// between two accepts of an idle real gthread worker draining a burst
+	// (perf's accept4 exits: 50-60 µs).
 	acceptCost = 50 * time.Microsecond
 	// workerConnections is gunicorn's --worker-connections default: a
 	// gthread worker accepts while it has fewer connections open. asyncio
@@ -68,8 +74,11 @@ type acceptor struct {
 	ln     *net.TCPListener
 	raw    syscall.RawConn
 	policy string
-	rec    *trace.Recorder
-	worker int
+	// perPoll is gthread's loop (AcceptGreedy): one accept per poll, the
+	// connection queued to the pool on the next, the GIL taken for each.
+	perPoll bool
+	rec     *trace.Recorder
+	worker  int
 	// turnIn and turnOut carry the balanced policy's accept token: read
 	// one byte before accepting, write it on after.
 	turnIn, turnOut *os.File
@@ -151,6 +160,25 @@ func (a *acceptor) run(gil *pymodel.GIL) {
 			a.unhold(gil, h)
 			_, werr := a.turnOut.Write(tok)
 			if !a.deliver(c) || werr != nil {
+				return
+			}
+			continue
+		}
+		if a.perPoll {
+			// gthread: the accept on this poll, the submit to the pool on
+			// the next (the connection readable); each poll returned from
+			// a select that released the GIL, and takes it again. The
+			// accept is traced (one a connection), the submit as the
+			// acceptor's GIL hold only.
+			h := a.hold(gil)
+			t0 := time.Now()
+			spin(acceptCost / 2)
+			a.rec.Span(0, a.worker, acceptorLane, trace.Accept, t0)
+			a.unhold(gil, h)
+			h = a.hold(gil)
+			spin(acceptCost / 2)
+			a.unhold(gil, h)
+			if !a.deliver(c) {
 				return
 			}
 			continue

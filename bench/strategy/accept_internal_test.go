@@ -117,6 +117,43 @@ func TestAcceptGreedyDrainsPending(t *testing.T) {
 	}
 }
 
+// gthread's loop: one accept per poll and the submit on the next, so each
+// connection takes the GIL twice, the accept inside the first hold —
+// idle, it still takes every pending connection.
+func TestAcceptPerPollTakesTwoTurns(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	const n = 5
+	pending(t, ln, n)
+	rec := trace.NewRecorder(1000)
+	a, err := newAcceptor(ln, AcceptGreedy, rec, 1, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.perPoll = true
+	defer a.Close()
+	go a.run(pymodel.NewGIL(time.Minute, false))
+	take(t, a, n)
+	// The n-th connection's second hold ends before it is handed over.
+	tr := rec.Snapshot()
+	if got := accepts(tr.Events, 1); got != n {
+		t.Errorf("accepted %d; want all %d pending", got, n)
+	}
+	holds := trace.Filter(tr.Events, trace.GIL)
+	if len(holds) != 2*n {
+		t.Fatalf("GIL held %d times for %d connections; want %d (two polls each)", len(holds), n, 2*n)
+	}
+	for i, e := range trace.Filter(tr.Events, trace.Accept) {
+		if h := holds[2*i]; e.Start < h.Start || e.End > h.End {
+			t.Errorf("accept %d %+v outside its poll's GIL hold %+v", i, e, h)
+		}
+	}
+}
+
 func mustFile(t *testing.T, ln net.Listener) *os.File {
 	t.Helper()
 	f, err := ln.(*net.TCPListener).File()

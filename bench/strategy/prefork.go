@@ -349,6 +349,7 @@ func (s *server) startWorker(ln net.Listener, policy string, turnIn, turnOut *os
 	if err != nil {
 		return err
 	}
+	a.perPoll = policy != AcceptBalanced && s.st.Kind == kindGunicorn
 	s.ln = a
 	if err := s.start(context.Background()); err != nil {
 		return err
