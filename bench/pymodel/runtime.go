@@ -142,6 +142,31 @@ type Handler struct {
 	Steps []Step
 	// Name labels the handler in loop warnings.
 	Name string
+	// Body is the request body's size in bytes. An ASGI server receives
+	// it on its event loop before the handler can run, as uvicorn does: a
+	// callback for the headers, then two for each 256 KiB the transport
+	// reads (the read, which pauses the socket above uvicorn's high-water
+	// mark, and the app's receive(), which resumes it), the handler
+	// starting in the last — each callback queued behind whatever else is
+	// ready then, so a large body waits many turns of a busy loop (see
+	// BodyCallbacks). A WSGI worker's thread reads it as I/O, not modelled.
+	Body int
+}
+
+// ReceiveChunk is the most of a request body one read callback of an ASGI
+// server's loop takes: asyncio's selector transport reads up to 256 KiB at
+// a time.
+const ReceiveChunk = 256 << 10
+
+// BodyCallbacks is how many loop callbacks an ASGI server spends
+// receiving a body of n bytes before the one its handler starts in: the
+// headers' callback and two a chunk of ReceiveChunk, less the last, which
+// the handler starts in. 0 for no body.
+func BodyCallbacks(n int) int {
+	if n <= 0 {
+		return 0
+	}
+	return 2 * ((n + ReceiveChunk - 1) / ReceiveChunk)
 }
 
 // Timing splits one request's time at the server.
@@ -152,7 +177,8 @@ type Timing struct {
 	Request int64
 	Done    time.Time
 	// Queue is the time from arrival until the handler started: waiting
-	// for the event loop, a thread-limiter token or a WSGI thread, and the
+	// for the event loop (and its turns receiving the body, Handler.Body),
+	// a thread-limiter token or a WSGI thread, and the
 	// framework's first half on the loop and a new thread's start
 	// (FrameworkCost) where they are charged.
 	Queue time.Duration
@@ -393,7 +419,7 @@ func (r *Runtime) Handle(ctx context.Context, h Handler) (Timing, error) {
 			q.finish(r.runThreaded(q, r.limiter, trace.ThreadWait, q.arrive, r.cfg.Framework.Thread))
 		})
 	case h.Async:
-		launched = r.loop.callFor(q.id, h.label(), func(t *pythread) {
+		launched = r.afterBody(q, h.label(), func(t *pythread) {
 			r.span(q.id, QueueLane, trace.Queue, q.arrive)
 			if err := r.chargeFramework(q, t, r.cfg.Framework.Loop); err != nil {
 				t.afterCallback(func() { q.finish(err) })
@@ -404,7 +430,7 @@ func (r *Runtime) Handle(ctx context.Context, h Handler) (Timing, error) {
 		})
 	default:
 		onLoop := r.cfg.Framework.Loop + r.cfg.Framework.Threadpool
-		launched = r.loop.callFor(q.id, h.label(), func(t *pythread) {
+		launched = r.afterBody(q, h.label(), func(t *pythread) {
 			r.span(q.id, QueueLane, trace.Queue, q.arrive)
 			if err := r.chargeFramework(q, t, onLoop); err != nil {
 				t.afterCallback(func() { q.finish(err) })
@@ -469,6 +495,26 @@ func (r *Runtime) Handle(ctx context.Context, h Handler) (Timing, error) {
 		}
 	}
 	return tm, err
+}
+
+// afterBody schedules fn, the handler's first callback, on the loop once
+// the request's body has been received there: after BodyCallbacks(Body)
+// callbacks, each queued when the one before it ran. It reports false if
+// the loop is closed before the first is queued; a later one that cannot
+// be fails the request.
+func (r *Runtime) afterBody(q *request, label string, fn func(t *pythread)) bool {
+	return r.onLoopAfter(q, BodyCallbacks(q.h.Body), label, fn)
+}
+
+func (r *Runtime) onLoopAfter(q *request, n int, label string, fn func(t *pythread)) bool {
+	if n == 0 {
+		return r.loop.callFor(q.id, label, fn)
+	}
+	return r.loop.callFor(q.id, "receive", func(t *pythread) {
+		if !r.onLoopAfter(q, n-1, label, fn) {
+			t.afterCallback(func() { q.finish(ErrClosed) })
+		}
+	})
 }
 
 func (h Handler) label() string {

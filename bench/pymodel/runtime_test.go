@@ -2,6 +2,7 @@ package pymodel_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sync"
 	"testing"
@@ -233,5 +234,64 @@ func TestCloseAbortsRunning(t *testing.T) {
 	rt.Close()
 	if _, err := rt.Handle(context.Background(), pymodel.Handler{Steps: []pymodel.Step{pymodel.Sleep(time.Millisecond)}}); err == nil {
 		t.Error("Handle after Close succeeded")
+	}
+}
+
+// An ASGI server receives a request's body on its loop: one callback for
+// the headers and two a 256 KiB chunk, the handler starting in the last —
+// exactly BodyCallbacks more than a request without a body, for an async
+// handler and for a def one alike. A WSGI server's loop is not involved.
+func TestBodyReceivedOnLoop(t *testing.T) {
+	t.Parallel()
+	for _, async := range []bool{true, false} {
+		rt := startRuntime(t, pymodel.Config{})
+		callbacks := func(body int) int64 {
+			before := rt.Stats().Loop.Callbacks
+			if _, err := rt.Handle(context.Background(), pymodel.Handler{Async: async, Body: body}); err != nil {
+				t.Fatal(err)
+			}
+			return rt.Stats().Loop.Callbacks - before
+		}
+		none := callbacks(0)
+		body := 3*pymodel.ReceiveChunk + 1 // four chunks
+		if got, want := callbacks(body)-none, int64(pymodel.BodyCallbacks(body)); got != want || want != 8 {
+			t.Errorf("async %v: a %d-byte body took %d more loop callbacks than none; want %d (8)", async, body, got, want)
+		}
+	}
+	if n := pymodel.BodyCallbacks(pymodel.ReceiveChunk); n != 2 {
+		t.Errorf("BodyCallbacks(one chunk) = %d; want 2", n)
+	}
+}
+
+// A large body waits turns of a busy loop: a request without a body that
+// arrives later, while the loop is blocked, starts its handler first.
+func TestBodyWaitsLoopTurns(t *testing.T) {
+	t.Parallel()
+	rt := startRuntime(t, pymodel.Config{})
+	burn := pymodel.Handler{Async: true, Steps: []pymodel.Step{pymodel.Burn(20 * time.Millisecond)}}
+	upload := burn
+	upload.Body = 2 * pymodel.ReceiveChunk
+	ctx := context.Background()
+	block := make(chan error, 1)
+	go func() {
+		blocker := pymodel.Handler{Async: true, Steps: []pymodel.Step{{Kind: pymodel.KindSleep, Duration: time.Second, Call: pymodel.Block}}}
+		_, err := rt.Handle(ctx, blocker)
+		block <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // the loop is blocked now, for a second
+	type res struct {
+		tm  pymodel.Timing
+		err error
+	}
+	first, second := make(chan res, 1), make(chan res, 1)
+	go func() { tm, err := rt.Handle(ctx, upload); first <- res{tm, err} }()
+	time.Sleep(200 * time.Millisecond)
+	go func() { tm, err := rt.Handle(ctx, burn); second <- res{tm, err} }()
+	a, b := <-first, <-second
+	if err := errors.Join(a.err, b.err, <-block); err != nil {
+		t.Fatal(err)
+	}
+	if !b.tm.Done.Before(a.tm.Done) {
+		t.Errorf("the upload (arrived first, 2 chunks) was done at %v, the bodiless request at %v; want the bodiless one first", a.tm.Done, b.tm.Done)
 	}
 }
