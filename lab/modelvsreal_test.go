@@ -198,14 +198,9 @@ func TestModelVsRealRuns(t *testing.T) {
 // shown, Err names the rows, and the call's own error stays nil.
 func TestModelVsRealOfDisagreementIsAVerdict(t *testing.T) {
 	t.Parallel()
-	f := frame.New("summary")
-	_ = f.AddColumn("strategy", frame.Label)
-	for _, r := range []frame.Row{
-		{"strategy": "x", "elapsed_s": 1.0}, {"strategy": "real x", "elapsed_s": 4.0},
-		{"strategy": "y", "elapsed_s": 4.0}, {"strategy": "real y", "elapsed_s": 1.0},
-	} {
-		f.MustAppend(r)
-	}
+	f := summary(
+		frame.Row{"strategy": "x", "elapsed_s": 1.0}, frame.Row{"strategy": "real x", "elapsed_s": 4.0},
+		frame.Row{"strategy": "y", "elapsed_s": 4.0}, frame.Row{"strategy": "real y", "elapsed_s": 1.0})
 	a, err := ModelVsRealOf(context.Background(), "reversed", func(context.Context) (*frame.Frame, error) { return f, nil }, 0.1, "elapsed_s")
 	if err != nil || a == nil {
 		t.Fatalf("ModelVsRealOf = %v, %v; want the agreement and no error", a, err)

@@ -24,6 +24,19 @@ func pending(t *testing.T, ln net.Listener, n int) {
 	}
 }
 
+// pendingListener listens on loopback with n connections pending (see
+// pending); it is closed when the test ends.
+func pendingListener(t *testing.T, n int) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	pending(t, ln, n)
+	return ln
+}
+
 // take reads k connections from a, failing after 10 s.
 func take(t *testing.T, a *acceptor, k int) {
 	t.Helper()
@@ -62,13 +75,8 @@ func accepts(evs []trace.Event, worker int) int {
 // socket, asleep meanwhile, gets none of them.
 func TestAcceptGreedyDrainsPending(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
 	const n = 8
-	pending(t, ln, n)
+	ln := pendingListener(t, n)
 	rec := trace.NewRecorder(1000)
 	a, err := newAcceptor(ln, AcceptGreedy, rec, 1, nil, nil)
 	if err != nil {
@@ -122,13 +130,8 @@ func TestAcceptGreedyDrainsPending(t *testing.T) {
 // idle, it still takes every pending connection.
 func TestAcceptPerPollTakesTwoTurns(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
 	const n = 5
-	pending(t, ln, n)
+	ln := pendingListener(t, n)
 	rec := trace.NewRecorder(1000)
 	a, err := newAcceptor(ln, AcceptGreedy, rec, 1, nil, nil)
 	if err != nil {
@@ -169,12 +172,7 @@ func mustFile(t *testing.T, ln net.Listener) *os.File {
 // nothing until it gets it.
 func TestAcceptGreedyWaitsForGIL(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	pending(t, ln, 3)
+	ln := pendingListener(t, 3)
 	gil := pymodel.NewGIL(time.Minute, false)
 	gil.Acquire() // a thread burning Python
 	rec := trace.NewRecorder(1000)
