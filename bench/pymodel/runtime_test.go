@@ -263,6 +263,67 @@ func TestBodyReceivedOnLoop(t *testing.T) {
 	}
 }
 
+// A spooled upload (Handler.Spooled) is received as SpooledBody says: up
+// to SpoolMax exactly as a plain body; past it with hops on the thread
+// limiter — each a limiter wait in the trace — and a callback after each,
+// as many as the request's arrival number draws.
+func TestSpooledBodyHops(t *testing.T) {
+	t.Parallel()
+	rec := trace.NewRecorder(0)
+	rt := startRuntime(t, pymodel.Config{Trace: rec})
+	const large = 1463910 // source 000's 8K image as a multipart body
+	tests := []struct {
+		name string
+		body int
+		want func(arrival int64) (callbacks, hops int)
+	}{
+		{"no body", 0, func(int64) (int, int) { return 0, 0 }},
+		{"in memory", pymodel.SpoolMax, func(int64) (int, int) { return pymodel.BodyCallbacks(pymodel.SpoolMax), 0 }},
+		{"rolled over", large, func(a int64) (int, int) { return pymodel.SpooledBody(large, a) }},
+		{"rolled over, next arrival", large, func(a int64) (int, int) { return pymodel.SpooledBody(large, a) }},
+	}
+	none := int64(-1)
+	for i, tc := range tests {
+		arrival := int64(i + 1)
+		before := rt.Stats().Loop.Callbacks
+		tm, err := rt.Handle(context.Background(), pymodel.Handler{Async: true, Body: tc.body, Spooled: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := rt.Stats().Loop.Callbacks - before
+		if none < 0 {
+			none = got
+		}
+		hops := 0
+		for _, ev := range rec.Snapshot().Events {
+			if ev.Request == tm.Request && ev.Phase == trace.LimiterWait {
+				hops++
+			}
+		}
+		wc, wh := tc.want(arrival)
+		if got-none != int64(wc) || hops != wh {
+			t.Errorf("%s: %d more callbacks than no body and %d hops; want %d and %d", tc.name, got-none, hops, wc, wh)
+		}
+		if tc.body == large && (wh < 2 || wh > 2*pymodel.SpoolPieces+1) {
+			t.Errorf("%s: SpooledBody drew %d hops for the 1.4 MB upload; want 2..%d", tc.name, wh, 2*pymodel.SpoolPieces+1)
+		}
+	}
+	// Each piece's hop is followed by a callback: more hops, more turns.
+	c1, h1 := pymodel.SpooledBody(large, 3)
+	c2, h2 := pymodel.SpooledBody(large, 4)
+	if c1-h1 != c2-h2 {
+		t.Errorf("callbacks less hops differ between arrivals: %d-%d vs %d-%d", c1, h1, c2, h2)
+	}
+	seen := map[int]bool{}
+	for a := int64(1); a <= 20; a++ {
+		_, h := pymodel.SpooledBody(large, a)
+		seen[h] = true
+	}
+	if len(seen) < 4 {
+		t.Errorf("20 arrivals drew only %d distinct hop counts; want the uploads spread", len(seen))
+	}
+}
+
 // A large body waits turns of a busy loop: a request without a body that
 // arrives later, while the loop is blocked, starts its handler first.
 func TestBodyWaitsLoopTurns(t *testing.T) {

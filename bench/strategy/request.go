@@ -13,7 +13,7 @@ import (
 // the raw body, attached to the context for steps that use it.
 func (s *server) requestContext(r *http.Request) (context.Context, error) {
 	ctx := pymodel.WithOutputDir(r.Context(), s.images.get)
-	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+	if isMultipart(r) {
 		up, err := workload.ParseUpload(ctx, r, "")
 		if err != nil {
 			return ctx, err
@@ -31,4 +31,9 @@ func (s *server) requestContext(r *http.Request) (context.Context, error) {
 		ctx = pymodel.WithUpload(ctx, b)
 	}
 	return ctx, nil
+}
+
+// isMultipart says r's body is a multipart form (an upload).
+func isMultipart(r *http.Request) bool {
+	return strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data")
 }

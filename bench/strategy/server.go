@@ -262,7 +262,7 @@ func (s *server) servePython(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	h := pymodel.Handler{Async: s.st.Async, Steps: s.steps, Name: r.URL.Path, Body: int(max(r.ContentLength, 0))}
+	h := pymodel.Handler{Async: s.st.Async, Steps: s.steps, Name: r.URL.Path, Body: int(max(r.ContentLength, 0)), Spooled: isMultipart(r)}
 	if r.URL.Path == HealthPath {
 		h = pymodel.Handler{Async: s.st.Kind == kindUvicorn, Name: HealthPath}
 	}
