@@ -10,7 +10,7 @@
 # The notebooks show these verdicts without failing on them: how close a
 # CPU-bound comparison comes depends on what else the machine runs, so the
 # targets are checked here, on a quiet machine, not in scripts/test.sh. Each
-# test logs its table (model, real, ratio, verdict). It takes about 10
+# test logs its table (model, real, ratio, verdict). It takes about 7
 # minutes. It calibrates this machine first, into a file of its own, so the
 # model's costs are measured in the same quiet minutes as the real runs they
 # are compared with: Pillow's 8K pipeline alone costs 0.7 s one minute and

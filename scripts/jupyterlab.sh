@@ -43,6 +43,11 @@ nbdir=$(cd "$nbdir" && pwd)
 PY=/usr/bin/python3 # Debian's Jupyter lives under Debian's Python
 if [ ! -x bin/conclab ] || [ ! -f jupyterlab/build/bundle.js ]; then
   bash scripts/setup.sh
+else
+  # Rebuild after a pull: the kernelspec runs bin/conclab, and a binary from
+  # older sources can start a kernel that never reports idle. Quick when
+  # nothing changed.
+  go build -o bin/conclab ./cmd/conclab
 fi
 
 home=${CONCLAB_LAB_HOME:-$root/.cache/jupyterlab}
