@@ -47,7 +47,11 @@ else
   # Rebuild after a pull: the kernelspec runs bin/conclab, and a binary from
   # older sources can start a kernel that never reports idle. Quick when
   # nothing changed.
-  go build -o bin/conclab ./cmd/conclab
+  if command -v go >/dev/null; then
+    go build -o bin/conclab ./cmd/conclab
+  else
+    echo "jupyterlab.sh: go is not on PATH; using bin/conclab as it is (run scripts/setup.sh after a pull)" >&2
+  fi
 fi
 
 home=${CONCLAB_LAB_HOME:-$root/.cache/jupyterlab}

@@ -153,10 +153,11 @@ type Handler struct {
 	Body int
 	// Spooled says the body is a multipart form whose file part the
 	// framework spools as Starlette does for FastAPI's UploadFile: in
-	// memory up to SpoolMax, then in a temporary file, every write after
-	// the rollover and the seek back to its start a hop through the thread
-	// limiter (run_in_threadpool) whose result the handler's task waits
-	// for on the loop (see SpooledBody).
+	// memory up to SpoolMax, then in a temporary file, every write from
+	// the one that rolls it over (Starlette's UploadFile.write checks
+	// whether it will roll) and the seek back to its start a hop through
+	// the thread limiter (run_in_threadpool) whose result the handler's
+	// task waits for on the loop (see SpooledBody).
 	Spooled bool
 }
 
@@ -186,10 +187,11 @@ const SpoolMax = 1 << 20
 // after the rollover is its own write, its own hop. Where they fall
 // depends on how the body was split on the way in, which varies with its
 // arrival; the real app's uploads of source 000's 1.4 MB image on this
-// machine took 2 to 14 hops each. The model draws each rolled chunk's
-// count from 1 to SpoolPieces (fewer for a partial chunk) from the
-// request's arrival number, so uploads that arrive together do not move
-// in lockstep.
+// machine took 2 to 14 write hops each. The model draws each rolled
+// chunk's count from 1 to SpoolPieces (a partial chunk's scaled by its
+// size, rounded up) from the request's worker and arrival number, so
+// uploads that arrive together do not move in lockstep: 2 to 13 write
+// hops for that image.
 const SpoolPieces = 8
 
 // The spooled file's calls on a limiter thread, measured with CPython
@@ -204,16 +206,17 @@ var (
 )
 
 // SpooledBody is how an ASGI server receives a spooled multipart body of
-// n bytes (Handler.Spooled), for the request that arrived arrival-th at
-// its runtime, before the handler starts: callbacks on the loop, and hops,
+// n bytes (Handler.Spooled), for the request that arrived arrival-th (1,
+// 2, ...) at the runtime of worker (Config.Worker), before the handler
+// starts: callbacks on the loop, and hops,
 // each a call on a limiter thread that the task waits for. Up to SpoolMax
 // it is BodyCallbacks(n) callbacks and no hops. Past it, every piece of
 // the chunk that rolls the file over and of each chunk after is written by
 // a hop (SpoolPieces), the task resuming in a callback after each (after
 // a chunk's last, the next chunk has been read meanwhile), and a last hop
 // seeks the file back to its start before the handler's callback.
-func SpooledBody(n int, arrival int64) (callbacks, hops int) {
-	for _, s := range receivePlan(n, true, arrival) {
+func SpooledBody(n, worker int, arrival int64) (callbacks, hops int) {
+	for _, s := range receivePlan(n, true, drawKey(worker, arrival)) {
 		if s.Kind == "" {
 			callbacks++
 		} else {
@@ -225,7 +228,7 @@ func SpooledBody(n int, arrival int64) (callbacks, hops int) {
 
 // receivePlan lists what receiving a body of n bytes takes before the
 // handler's callback: a zero Step for a loop callback, else a hop's call.
-func receivePlan(n int, spooled bool, arrival int64) []Step {
+func receivePlan(n int, spooled bool, key uint64) []Step {
 	if n <= 0 {
 		return nil
 	}
@@ -241,7 +244,8 @@ func receivePlan(n int, spooled bool, arrival int64) []Step {
 		if !spooled || (i-1)*ReceiveChunk+size <= SpoolMax {
 			continue
 		}
-		pieces := max(1, int(spoolDraw(arrival, i)%SpoolPieces+1)*size/ReceiveChunk)
+		k := int(spoolDraw(key, i)%SpoolPieces + 1)
+		pieces := (k*size + ReceiveChunk - 1) / ReceiveChunk
 		for j := range pieces {
 			if j > 0 {
 				plan = append(plan, Step{}) // the task resumes, writes the next piece
@@ -260,10 +264,16 @@ func receivePlan(n int, spooled bool, arrival int64) []Step {
 	return append(plan, Step{}, spoolSeek) // the stream ends; seek(0)
 }
 
-// spoolDraw is a fixed pseudo-random number for chunk i of the arrival-th
-// request (splitmix64).
-func spoolDraw(arrival int64, i int) uint64 {
-	z := uint64(arrival)*0x9e3779b97f4a7c15 + uint64(i)*0xbf58476d1ce4e5b9
+// drawKey identifies a request for its draws: its worker and its arrival
+// number at that worker's runtime.
+func drawKey(worker int, arrival int64) uint64 {
+	return uint64(worker)<<40 ^ uint64(arrival)
+}
+
+// spoolDraw is a fixed pseudo-random number for chunk i of the request
+// key names (splitmix64).
+func spoolDraw(key uint64, i int) uint64 {
+	z := key*0x9e3779b97f4a7c15 + uint64(i)*0xbf58476d1ce4e5b9
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)
@@ -566,6 +576,9 @@ func (r *Runtime) Handle(ctx context.Context, h Handler) (Timing, error) {
 			err = ErrClosed
 		}
 	}
+	if errors.Is(err, context.Canceled) && r.ctx.Err() != nil && ctx.Err() == nil {
+		err = ErrClosed // the runtime closed under the request, whichever path saw it first
+	}
 	end := time.Now()
 	tm := Timing{Request: q.id, Done: end}
 	if ns := q.started.Load(); ns == 0 {
@@ -604,7 +617,7 @@ func (r *Runtime) Handle(ctx context.Context, h Handler) (Timing, error) {
 // from the callback before it. It reports false if the loop is closed
 // before the first is queued; a later one that cannot be fails the request.
 func (r *Runtime) afterBody(q *request, label string, fn func(t *pythread)) bool {
-	return r.receive(q, receivePlan(q.h.Body, q.h.Spooled, q.arrival), label, fn)
+	return r.receive(q, receivePlan(q.h.Body, q.h.Spooled, drawKey(r.cfg.Worker, q.arrival)), label, fn)
 }
 
 func (r *Runtime) receive(q *request, plan []Step, label string, fn func(t *pythread)) bool {
@@ -625,6 +638,10 @@ func (r *Runtime) receive(q *request, plan []Step, label string, fn func(t *pyth
 		})
 	}
 	return r.loop.callFor(q.id, "receive", func(t *pythread) {
+		if err := q.ctx.Err(); err != nil { // cancelled or closed: no more turns
+			t.afterCallback(func() { q.finish(err) })
+			return
+		}
 		if !r.receive(q, rest, label, fn) {
 			t.afterCallback(func() { q.finish(ErrClosed) })
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -272,6 +273,9 @@ func TestSpooledBodyHops(t *testing.T) {
 	rec := trace.NewRecorder(0)
 	rt := startRuntime(t, pymodel.Config{Trace: rec})
 	const large = 1463910 // source 000's 8K image as a multipart body
+	spooled := func(n int) func(int64) (int, int) {
+		return func(a int64) (int, int) { return pymodel.SpooledBody(n, 0, a) }
+	}
 	tests := []struct {
 		name string
 		body int
@@ -279,8 +283,13 @@ func TestSpooledBodyHops(t *testing.T) {
 	}{
 		{"no body", 0, func(int64) (int, int) { return 0, 0 }},
 		{"in memory", pymodel.SpoolMax, func(int64) (int, int) { return pymodel.BodyCallbacks(pymodel.SpoolMax), 0 }},
-		{"rolled over", large, func(a int64) (int, int) { return pymodel.SpooledBody(large, a) }},
-		{"rolled over, next arrival", large, func(a int64) (int, int) { return pymodel.SpooledBody(large, a) }},
+		// Counted by hand: the headers, four chunks in memory (a read and a
+		// receive each), the fifth chunk's read and receive, its one byte
+		// written by the rollover's hop, the task's resumption at the
+		// stream's end, the seek's hop.
+		{"one byte past", pymodel.SpoolMax + 1, func(int64) (int, int) { return 1 + 8 + 2 + 1, 2 }},
+		{"rolled over", large, spooled(large)},
+		{"rolled over, next arrival", large, spooled(large)},
 	}
 	none := int64(-1)
 	for i, tc := range tests {
@@ -304,23 +313,73 @@ func TestSpooledBodyHops(t *testing.T) {
 		if got-none != int64(wc) || hops != wh {
 			t.Errorf("%s: %d more callbacks than no body and %d hops; want %d and %d", tc.name, got-none, hops, wc, wh)
 		}
-		if tc.body == large && (wh < 2 || wh > 2*pymodel.SpoolPieces+1) {
-			t.Errorf("%s: SpooledBody drew %d hops for the 1.4 MB upload; want 2..%d", tc.name, wh, 2*pymodel.SpoolPieces+1)
+	}
+	// The 1.4 MB image: 2 to 13 write hops and the seek's, a callback
+	// after each, spread over the range by the draws.
+	lo, hi := 100, 0
+	seen := map[int]bool{}
+	for w := range 2 {
+		for a := int64(1); a <= 20; a++ {
+			c, h := pymodel.SpooledBody(large, w, a)
+			if h < 3 || h > 14 || c != 10+h {
+				t.Errorf("worker %d arrival %d: %d callbacks, %d hops; want 3..14 hops and 10 callbacks more", w, a, c, h)
+			}
+			lo, hi = min(lo, h), max(hi, h)
+			seen[h] = true
 		}
 	}
-	// Each piece's hop is followed by a callback: more hops, more turns.
-	c1, h1 := pymodel.SpooledBody(large, 3)
-	c2, h2 := pymodel.SpooledBody(large, 4)
-	if c1-h1 != c2-h2 {
-		t.Errorf("callbacks less hops differ between arrivals: %d-%d vs %d-%d", c1, h1, c2, h2)
+	if len(seen) < 6 || hi-lo < 6 {
+		t.Errorf("40 uploads drew %d distinct hop counts, %d to %d; want them spread", len(seen), lo, hi)
 	}
-	seen := map[int]bool{}
+	var w0, w1 []int
 	for a := int64(1); a <= 20; a++ {
-		_, h := pymodel.SpooledBody(large, a)
-		seen[h] = true
+		_, h0 := pymodel.SpooledBody(large, 0, a)
+		_, h1 := pymodel.SpooledBody(large, 1, a)
+		w0, w1 = append(w0, h0), append(w1, h1)
 	}
-	if len(seen) < 4 {
-		t.Errorf("20 arrivals drew only %d distinct hop counts; want the uploads spread", len(seen))
+	if slices.Equal(w0, w1) {
+		t.Errorf("workers 0 and 1 drew the same hops for their first 20 uploads: %v", w0)
+	}
+}
+
+// A spooled upload cancelled while the loop is blocked takes no more turns
+// once its next callback runs.
+func TestSpooledBodyCancelled(t *testing.T) {
+	t.Parallel()
+	rt := startRuntime(t, pymodel.Config{})
+	blocking := func(d time.Duration) pymodel.Handler {
+		return pymodel.Handler{Async: true, Steps: []pymodel.Step{{Kind: pymodel.KindSleep, Duration: d, Call: pymodel.Block}}}
+	}
+	before := rt.Stats().Loop.Callbacks
+	if _, err := rt.Handle(context.Background(), blocking(time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	blocker := rt.Stats().Loop.Callbacks - before // the blocker's own
+	before = rt.Stats().Loop.Callbacks
+	block := make(chan error, 1)
+	go func() {
+		_, err := rt.Handle(context.Background(), blocking(300*time.Millisecond))
+		block <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // the loop is blocked now
+	ctx, cancel := context.WithCancel(context.Background())
+	upload := make(chan error, 1)
+	go func() {
+		_, err := rt.Handle(ctx, pymodel.Handler{Async: true, Body: 1463910, Spooled: true})
+		upload <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	if err := <-upload; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled upload: %v; want context.Canceled", err)
+	}
+	if err := <-block; err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // the upload's queued callback runs
+	if got := rt.Stats().Loop.Callbacks - before - blocker; got > 2 {
+		whole, _ := pymodel.SpooledBody(1463910, 0, 3) // the runtime's third request
+		t.Errorf("the cancelled upload took %d loop callbacks; want at most 2 (its queued one; %d uncancelled)", got, whole)
 	}
 }
 
