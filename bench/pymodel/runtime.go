@@ -170,12 +170,7 @@ const ReceiveChunk = 256 << 10
 // receiving a body of n bytes before the one its handler starts in: the
 // headers' callback and two a chunk of ReceiveChunk, less the last, which
 // the handler starts in. 0 for no body.
-func BodyCallbacks(n int) int {
-	if n <= 0 {
-		return 0
-	}
-	return 2 * ((n + ReceiveChunk - 1) / ReceiveChunk)
-}
+func BodyCallbacks(n int) int { return len(receivePlan(n, false, 0)) }
 
 // SpoolMax is Starlette's spool_max_size: an upload's file part stays in
 // memory up to 1 MiB, then rolls over to a temporary file.
@@ -572,9 +567,6 @@ func (r *Runtime) Handle(ctx context.Context, h Handler) (Timing, error) {
 	case err = <-q.done:
 	case <-rctx.Done():
 		err = rctx.Err()
-		if r.ctx.Err() != nil && ctx.Err() == nil {
-			err = ErrClosed
-		}
 	}
 	if errors.Is(err, context.Canceled) && r.ctx.Err() != nil && ctx.Err() == nil {
 		err = ErrClosed // the runtime closed under the request, whichever path saw it first
