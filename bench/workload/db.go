@@ -20,7 +20,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	"modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
 // Database defaults.
@@ -46,8 +46,8 @@ type DBConfig struct {
 	//   "user:pass@tcp(host:port)/db"   MariaDB/MySQL (go-sql-driver syntax; "mysql://" prefix allowed)
 	//   "postgres://user:pass@host/db"  PostgreSQL through pgx ("postgresql://" or "host=... dbname=..." too)
 	// SQLite runs in WAL mode with synchronous=NORMAL (as the Python
-	// references do; a synchronous pragma in the DSN wins) and a busy
-	// timeout of DefaultBusyTimeout.
+	// references do; a journal_mode or synchronous pragma in the DSN wins)
+	// and a busy timeout of DefaultBusyTimeout.
 	DSN string
 	// Table to insert into, created if missing (default DefaultTable).
 	// Many runs share one table: each row carries its run id.
@@ -76,6 +76,7 @@ type DB struct {
 	run     string
 	keep    bool
 	tempDir string // SQLite temp dir owned by this handle
+	wal     bool   // SQLite: switch the file to WAL (no journal_mode in the DSN)
 	start   time.Time
 	insert  string
 	// writeSlot serialises SQLite inserts, one writer at a time as SQLite
@@ -131,6 +132,10 @@ func OpenDBConfig(ctx context.Context, cfg DBConfig) (*DB, error) {
 	if err := d.db.PingContext(pctx); err != nil {
 		d.closeHandle()
 		return nil, redact(fmt.Errorf("workload: connect to %s (driver %s) at %s: %w", d.backend, d.driver, d.host, err), password)
+	}
+	if err := d.setWAL(pctx); err != nil {
+		d.closeHandle()
+		return nil, fmt.Errorf("workload: set WAL mode on sqlite at %s: %w", d.host, err)
 	}
 	if err := d.createSchema(pctx); err != nil {
 		d.closeHandle()
@@ -219,10 +224,16 @@ func (d *DB) openSQLite(path string) error {
 	if strings.Contains(dsn, "?") {
 		sep = "&"
 	}
-	dsn += sep + fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)", DefaultBusyTimeout.Milliseconds())
-	if !strings.Contains(strings.ToLower(dsn), "synchronous") { // a DSN's own setting wins
+	// journal_mode is not a per-connection pragma here: WAL is a property
+	// of the file, set once after the first connection (setWAL), because
+	// several connections switching a fresh file at once deadlock in
+	// SQLite's lock upgrade and the loser gets SQLITE_BUSY without waiting.
+	dsn += sep + fmt.Sprintf("_pragma=busy_timeout(%d)", DefaultBusyTimeout.Milliseconds())
+	lower := strings.ToLower(dsn)
+	if !strings.Contains(lower, "synchronous") { // a DSN's own setting wins
 		dsn += "&_pragma=synchronous(NORMAL)"
 	}
+	d.wal = !strings.Contains(lower, "journal_mode")
 	d.host = strings.TrimPrefix(path, "file:")
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -230,6 +241,36 @@ func (d *DB) openSQLite(path string) error {
 	}
 	d.db = db
 	return nil
+}
+
+// setWAL switches a SQLite file to WAL mode, which then holds for every
+// connection to it. Handles opened at once on a fresh file (in this process
+// or another) all try the switch; SQLite refuses all but one with an
+// immediate SQLITE_BUSY rather than let their lock upgrades deadlock, and
+// the busy timeout does not apply. Those wait and try again, until ctx (the
+// connect timeout) ends: the next try finds the file in WAL mode already.
+func (d *DB) setWAL(ctx context.Context) error {
+	if !d.wal {
+		return nil
+	}
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		var mode string
+		err := d.db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode)
+		if err == nil || !sqliteBusy(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// sqliteBusy reports whether err is SQLite's SQLITE_BUSY (any extended code).
+func sqliteBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == 5
 }
 
 func (d *DB) createSchema(ctx context.Context) error {

@@ -171,6 +171,25 @@ func TestDBCloseDeletesRun(t *testing.T) {
 	}
 }
 
+// TestSQLiteJournalModeFromDSN: a journal_mode the DSN names wins over WAL.
+func TestSQLiteJournalModeFromDSN(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "j.db") + "?_pragma=journal_mode(TRUNCATE)"
+	db, err := workload.OpenDB(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var mode string
+	if err := db.SQL().QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if mode != "truncate" {
+		t.Errorf("journal_mode %q, want truncate (the DSN's)", mode)
+	}
+}
+
 func TestSQLiteSettingsAndCleanup(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -394,6 +413,12 @@ func TestDBConcurrentSchemaCreation(t *testing.T) {
 				}
 				if err := dbs[i].Insert(context.Background(), "x"); err != nil {
 					t.Errorf("insert %d: %v", i, err)
+				}
+				if b.name == "sqlite" {
+					var mode string
+					if err := dbs[i].SQL().QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+						t.Errorf("handle %d: journal_mode %q (err %v), want wal", i, mode, err)
+					}
 				}
 			}
 			// Every handle deletes its rows, then the table goes.
