@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/conclab/conclab/bench/pymodel"
 )
 
 // CalibrationEnv names a file to keep this machine's calibration in,
@@ -18,7 +20,7 @@ const CalibrationEnv = "CONCLAB_CALIBRATION"
 
 // calibrationVersion changes when what a calibration file holds changes; a
 // file of another version is measured again.
-const calibrationVersion = 4
+const calibrationVersion = 5
 
 // calibrationFile is what a calibration file holds.
 type calibrationFile struct {
@@ -132,6 +134,13 @@ func (c *Calibration) check() error {
 	for _, s := range append(append([]StepCost(nil), c.ImageStepCosts...), c.Hash) {
 		if s.CPU < 0 || !(s.GILHeld >= 0 && s.GILHeld <= 1) {
 			return fmt.Errorf("step %q: cost %v, GIL share %v: want a cost >= 0 and a share in 0..1", s.Name, s.CPU, s.GILHeld)
+		}
+	}
+	if cr := c.CrowdFactors(); len(c.ImageCrowd) > 0 && cr == nil {
+		return fmt.Errorf("image crowd %v: want its first point alone (n 1) with a positive cost", c.ImageCrowd)
+	} else if cr != nil {
+		if err := (pymodel.Step{Kind: pymodel.KindBurn, Duration: 1, Crowd: cr}).Validate(); err != nil {
+			return fmt.Errorf("image crowd: %w", err)
 		}
 	}
 	if err := c.Framework.Cost.Validate(); err != nil {

@@ -209,6 +209,15 @@ func TestLoadCalibrationChecksValues(t *testing.T) {
 		}, `step "decode"`},
 		{"no image", func(c *Calibration) { c.Image = 0 }, "no image cost"},
 		{"negative burst", func(c *Calibration) { c.SumSquaresBurst = -time.Second }, "sum of squares"},
+		{"crowd without alone", func(c *Calibration) {
+			c.ImageCrowd = []CrowdCost{{N: 6, CPU: time.Second}, {N: 20, CPU: time.Second}}
+		}, "image crowd"},
+		{"crowd not ascending", func(c *Calibration) {
+			c.ImageCrowd = []CrowdCost{{N: 1, CPU: time.Second}, {N: 20, CPU: time.Second}, {N: 6, CPU: time.Second}}
+		}, "want n ascending"},
+		{"crowd zero cost", func(c *Calibration) {
+			c.ImageCrowd = []CrowdCost{{N: 1, CPU: time.Second}, {N: 20, CPU: 0}}
+		}, "want a positive number"},
 	}
 	for _, tc := range cases {
 		c := SourceMachine(0.2)

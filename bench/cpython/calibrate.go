@@ -79,6 +79,15 @@ type Calibration struct {
 	// (save). Their CPU times add up to Image. Nil when the costs are
 	// stated rather than measured: ImageSteps then splits Image in two.
 	ImageStepCosts []StepCost
+	// ImageCrowd is source 000's whole convert_image with N conversions at
+	// once in one fresh process, each of N threads converting two images
+	// (py/calibrate.py's crowd): the process's CPU time per image, for N
+	// ascending from 1 (alone). Here it is about a fifth more with twenty
+	// at once than alone, and about the same with six. ConvertImageStep
+	// charges a conversion by how many run at once in its process, relative
+	// to ImageCrowd[0] (CrowdFactors). Nil when not measured (stated costs):
+	// every conversion costs the same.
+	ImageCrowd []CrowdCost `json:",omitempty"`
 	// Hash is sha256 of the ImageBytes upload (hashlib), a second C
 	// extension that releases the GIL, measured the same way; it is not
 	// part of source 000's handlers (HashStep makes it a model step).
@@ -108,6 +117,26 @@ type StepCost struct {
 	Threads2, Procs2 time.Duration
 	// GILHeld is the share of CPU during which the step holds the GIL.
 	GILHeld float64
+}
+
+// CrowdCost is the CPU time per conversion with N at once in one process.
+type CrowdCost struct {
+	N   int
+	CPU time.Duration
+}
+
+// CrowdFactors are ImageCrowd's costs relative to alone (its first, N = 1),
+// as a model step's crowd (pymodel.Crowd); nil when ImageCrowd is empty or
+// does not start at 1.
+func (c *Calibration) CrowdFactors() *pymodel.Crowd {
+	if len(c.ImageCrowd) == 0 || c.ImageCrowd[0].N != 1 || c.ImageCrowd[0].CPU <= 0 {
+		return nil
+	}
+	cr := &pymodel.Crowd{Key: "convert_image"}
+	for _, p := range c.ImageCrowd {
+		cr.Factors = append(cr.Factors, pymodel.CrowdFactor{N: p.N, Factor: float64(p.CPU) / float64(c.ImageCrowd[0].CPU)})
+	}
+	return cr
 }
 
 // Step is the model step of this cost: CPU burnt holding the GIL for the
@@ -208,6 +237,10 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 	}
 	var steps struct {
 		Image struct {
+			Crowd []struct {
+				N          int     `json:"n"`
+				CPUSeconds float64 `json:"cpu_seconds"`
+			} `json:"crowd"`
 			Steps map[string]struct {
 				Seconds         float64 `json:"seconds"`
 				Threads2Seconds float64 `json:"threads2_seconds"`
@@ -245,6 +278,15 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 		held += sc.GILHeld * float64(sc.CPU)
 	}
 	c.ImageGILHeld = held / float64(c.Image)
+	for i, p := range steps.Image.Crowd {
+		if p.N < 1 || p.CPUSeconds <= 0 || (i == 0) != (p.N == 1) || (i > 0 && p.N <= steps.Image.Crowd[i-1].N) {
+			return nil, fmt.Errorf("cpython: calibrate.py's crowd point %d (n %d, %v s): want n ascending from 1 and a positive cost: %s", i+1, p.N, p.CPUSeconds, tail(string(out), 300))
+		}
+		c.ImageCrowd = append(c.ImageCrowd, CrowdCost{N: p.N, CPU: secs(p.CPUSeconds)})
+	}
+	if len(c.ImageCrowd) == 0 {
+		return nil, fmt.Errorf("cpython: calibrate.py measured no crowd: %s", tail(string(out), 300))
+	}
 	if c.Hash, err = cost("sha256", "sha256 (hashlib)"); err != nil {
 		return nil, err
 	}
@@ -395,6 +437,7 @@ func (c *Calibration) Handlers000() map[string]pymodel.Handler {
 func (c *Calibration) ConvertImageStep(call pymodel.Call) pymodel.Step {
 	s := pymodel.Seq("convert_image", c.ImageSteps("")...)
 	s.Call = call
+	s.Crowd = c.CrowdFactors()
 	if call == pymodel.ProcessExecutor {
 		s.Payload = 256
 	}
@@ -435,6 +478,13 @@ func (c *Calibration) Frame() *frame.Frame {
 		"rotate 180 x4": "image step: rotate(180) four times", "encode": "image step: save (JPEG)"}
 	for _, sc := range c.ImageStepCosts {
 		measured(sc, what[sc.Name])
+	}
+	for _, p := range c.ImageCrowd {
+		detail := fmt.Sprintf("whole convert_image, %d at once in one fresh process (threads), 2 each: CPU per image", p.N)
+		if cr := c.CrowdFactors(); cr != nil {
+			detail += fmt.Sprintf("; charged x%.2f of alone", cr.Factor(p.N))
+		}
+		add(fmt.Sprintf("image convert, %d at once", p.N), p.CPU, c.ImageGILHeld, detail)
 	}
 	if c.Hash.CPU > 0 {
 		measured(c.Hash, fmt.Sprintf("hashlib.sha256 of the %d-byte upload (not in source 000)", c.ImageBytes))

@@ -52,12 +52,29 @@ func checkImageStepCosts(t *testing.T, c *Calibration) {
 			t.Errorf("model step %v holds %v; measured %v", s, s.HeldShare(), c.ImageStepCosts[i].GILHeld)
 		}
 	}
+	var crowd []int
+	for _, p := range c.ImageCrowd {
+		crowd = append(crowd, p.N)
+		if p.CPU <= 0 {
+			t.Errorf("crowd point %+v: want a positive cost", p)
+		}
+	}
+	if want := []int{1, 6, 20}; !slices.Equal(crowd, want) {
+		t.Errorf("ImageCrowd measured at %v at once; want %v", crowd, want)
+	}
+	conv := c.ConvertImageStep(pymodel.Block)
+	if cr := conv.Crowd; cr == nil || cr.Factor(1) != 1 || cr.Factor(20) != float64(c.ImageCrowd[2].CPU)/float64(c.ImageCrowd[0].CPU) {
+		t.Errorf("ConvertImageStep's crowd %+v; want ImageCrowd relative to alone", cr)
+	}
+	if err := conv.Validate(); err != nil {
+		t.Error(err)
+	}
 	f := c.Frame()
 	var shown []string
 	for i := range f.Len() {
 		shown = append(shown, f.Text("step", i))
 	}
-	for _, n := range append(names, "sha256 (hashlib)") {
+	for _, n := range append(names, "sha256 (hashlib)", "image convert, 20 at once") {
 		if !slices.Contains(shown, n) {
 			t.Errorf("Frame() has no row %q:\n%v", n, f)
 		}

@@ -30,7 +30,7 @@ func TestCalibrate(t *testing.T) {
 	if got, want := c.SumSquaresCost(600_000), 2*c.SumSquaresBurst; got < want-time.Microsecond || got > want+time.Microsecond {
 		t.Errorf("SumSquaresCost(2N) = %v; want twice the burst's cost per call, %v", got, want)
 	}
-	if f := c.Frame(); f.Len() != 3+len(c.ImageStepCosts)+1 || f.Float("cost_ms", 0) <= 0 {
+	if f := c.Frame(); f.Len() != 3+len(c.ImageStepCosts)+len(c.ImageCrowd)+1 || f.Float("cost_ms", 0) <= 0 {
 		t.Errorf("Frame() =\n%v", f)
 	}
 	checkImageStepCosts(t, c)

@@ -28,6 +28,7 @@ type Loop struct {
 
 	rec    *trace.Recorder // nil: not tracing
 	worker int
+	crowds *crowds // the process's running crowd steps
 
 	mu     sync.Mutex
 	queue  []loopCall
@@ -53,8 +54,8 @@ type loopCall struct {
 // newLoop starts a loop. slow <= 0 disables slow-callback warnings. warn, if
 // not nil, receives each warning line as well.
 // rec, if not nil, records each callback as a loop_blocked interval.
-func newLoop(gil *GIL, cpu *atomic.Int64, slow time.Duration, warn func(string), rec *trace.Recorder, worker int) *Loop {
-	l := &Loop{gil: gil, cpu: cpu, slow: slow, warn: warn, rec: rec, worker: worker, wake: make(chan struct{}, 1), done: make(chan struct{})}
+func newLoop(gil *GIL, cpu *atomic.Int64, cr *crowds, slow time.Duration, warn func(string), rec *trace.Recorder, worker int) *Loop {
+	l := &Loop{gil: gil, cpu: cpu, crowds: cr, slow: slow, warn: warn, rec: rec, worker: worker, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go l.run()
 	return l
 }
@@ -81,7 +82,7 @@ func (l *Loop) callFor(req int64, label string, fn func(t *pythread)) bool {
 
 func (l *Loop) run() {
 	defer close(l.done)
-	t := &pythread{gil: l.gil, cpuNs: l.cpu, onLoop: true, rec: l.rec, worker: l.worker, name: LoopThread}
+	t := &pythread{gil: l.gil, cpuNs: l.cpu, crowds: l.crowds, onLoop: true, rec: l.rec, worker: l.worker, name: LoopThread}
 	for {
 		l.mu.Lock()
 		if len(l.queue) == 0 {

@@ -318,6 +318,7 @@ type Runtime struct {
 	pool    *ProcessPool
 	poolErr error
 
+	crowds     crowds // crowd steps running in this process (Step.Crowd)
 	cpuNs      atomic.Int64
 	requests   atomic.Int64
 	errors     atomic.Int64
@@ -364,7 +365,7 @@ func (r *Runtime) Start(ctx context.Context) error {
 			var wmu sync.Mutex
 			warn = func(s string) { wmu.Lock(); fmt.Fprintln(w, s); wmu.Unlock() }
 		}
-		r.loop = newLoop(r.gil, &r.cpuNs, r.cfg.SlowCallback, warn, r.rec, r.cfg.Worker)
+		r.loop = newLoop(r.gil, &r.cpuNs, &r.crowds, r.cfg.SlowCallback, warn, r.rec, r.cfg.Worker)
 	}
 	r.mu.Unlock()
 	if r.cfg.StartProcessPool {
@@ -655,7 +656,7 @@ func (h Handler) label() string {
 // newThread is a Python thread of this runtime, named name in traces,
 // working for request req.
 func (r *Runtime) newThread(name string, req int64) *pythread {
-	return &pythread{gil: r.gil, cpuNs: &r.cpuNs, rec: r.rec, worker: r.cfg.Worker, name: name, req: req}
+	return &pythread{gil: r.gil, cpuNs: &r.cpuNs, crowds: &r.crowds, rec: r.rec, worker: r.cfg.Worker, name: name, req: req}
 }
 
 // runThreaded runs a def handler on a thread from p: it waits for one

@@ -93,6 +93,10 @@ type Step struct {
 	// Py_BEGIN/END_ALLOW_THREADS), after which the thread takes the GIL
 	// back to return to Python code. See HeldShare.
 	GILReleased float64 `json:"gil_released,omitempty"`
+	// Crowd, if set, makes the step's CPU work cost more (or less) the
+	// more steps of its kind run at once in its process (see Crowd). On a
+	// burn, cpu or seq step.
+	Crowd *Crowd `json:"crowd,omitempty"`
 	// Call overrides how the handler calls this step; "" uses the
 	// strategy's default for CPU or I/O steps.
 	Call Call `json:"call,omitempty"`
@@ -206,6 +210,9 @@ func (s Step) Label() string {
 	} else if s.GILReleased != 0 {
 		b.WriteString(":held=" + strconv.FormatFloat(1-s.GILReleased, 'g', 3, 64))
 	}
+	if s.Crowd != nil {
+		b.WriteString(":" + s.Crowd.label())
+	}
 	if s.Call != "" {
 		b.WriteString(":" + string(s.Call))
 	}
@@ -247,6 +254,16 @@ func (s Step) Validate() error {
 	default:
 		if _, ok := registered(s.Kind); !ok {
 			return fmt.Errorf("pymodel: unknown step kind %q (want one of %s)", s.Kind, strings.Join(Kinds(), ", "))
+		}
+	}
+	if s.Crowd != nil {
+		switch s.Kind {
+		case KindBurn, KindCPU, KindSeq:
+		default:
+			return fmt.Errorf("pymodel: step %s: Crowd is for burn, cpu and seq steps", s.Label())
+		}
+		if err := s.Crowd.validate(); err != nil {
+			return fmt.Errorf("pymodel: step %s: %w", s.Label(), err)
 		}
 	}
 	if s.Payload < 0 {

@@ -18,6 +18,7 @@ type pythread struct {
 	holds bool
 	cpuNs *atomic.Int64 // where measured step CPU time is added; may be nil
 
+	crowds *crowds  // the process's running crowd steps (Step.Crowd); nil: each counts alone
 	onLoop bool     // the event loop's thread
 	after  []func() // run by the loop once the current callback is accounted
 
@@ -77,6 +78,9 @@ func (t *pythread) release() {
 func (t *pythread) run(ctx context.Context, s Step) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if s.Crowd != nil {
+		return t.runCrowded(ctx, s)
 	}
 	if s.Kind == KindSeq {
 		for _, sub := range s.Steps {
@@ -146,6 +150,28 @@ func (t *pythread) run(ctx context.Context, s Step) error {
 		t.record(StepPhase(s), seg)
 	}
 	return err
+}
+
+// runCrowded runs a crowd step (Step.Crowd) counted among its process's
+// running steps of the same key, its CPU work scaled by the crowd's factor
+// for the count as each of its steps starts.
+func (t *pythread) runCrowded(ctx context.Context, s Step) error {
+	c, key := s.Crowd, s.crowdKey()
+	s.Crowd = nil
+	factor := func() float64 { return c.Factor(1) }
+	if t.crowds != nil {
+		defer t.crowds.enter(key)()
+		factor = func() float64 { return c.Factor(t.crowds.count(key)) }
+	}
+	if s.Kind != KindSeq {
+		return t.run(ctx, scaled(s, factor()))
+	}
+	for _, sub := range s.Steps {
+		if err := t.run(ctx, scaled(sub, factor())); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // splitHeld cuts a partly held burn or cpu step in two, in the order a C

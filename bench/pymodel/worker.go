@@ -71,7 +71,7 @@ func poolWorker() int {
 		return 1
 	}
 	r := bufio.NewReaderSize(in, 64<<10)
-	t := &pythread{gil: NewGIL(0, true)} // one thread per worker: no contention
+	t := &pythread{gil: NewGIL(0, true), crowds: &crowds{}} // one thread per worker: no contention
 	for {
 		req, payload, err := readFrame(r, true)
 		if err != nil {

@@ -110,6 +110,7 @@ func init() {
 		"CalibrateOptions": reflect.ValueOf((*cpython.CalibrateOptions)(nil)),
 		"Calibration":      reflect.ValueOf((*cpython.Calibration)(nil)),
 		"Client002":        reflect.ValueOf((*cpython.Client002)(nil)),
+		"CrowdCost":        reflect.ValueOf((*cpython.CrowdCost)(nil)),
 		"DB":               reflect.ValueOf((*cpython.DB)(nil)),
 		"Env":              reflect.ValueOf((*cpython.Env)(nil)),
 		"Framework":        reflect.ValueOf((*cpython.Framework)(nil)),

@@ -77,6 +77,8 @@ func init() {
 		// type definitions
 		"Call":          reflect.ValueOf((*pymodel.Call)(nil)),
 		"Config":        reflect.ValueOf((*pymodel.Config)(nil)),
+		"Crowd":         reflect.ValueOf((*pymodel.Crowd)(nil)),
+		"CrowdFactor":   reflect.ValueOf((*pymodel.CrowdFactor)(nil)),
 		"FrameworkCost": reflect.ValueOf((*pymodel.FrameworkCost)(nil)),
 		"GIL":           reflect.ValueOf((*pymodel.GIL)(nil)),
 		"GILStats":      reflect.ValueOf((*pymodel.GILStats)(nil)),

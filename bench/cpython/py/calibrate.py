@@ -9,17 +9,27 @@ prints them as one JSON object (used by bench/cpython.Calibrate):
           threads at once and in 2 processes at once (median wall time of
           the later finisher), and its GIL-held share from those:
           threads / processes - 1 (measure_step; docs/cpython.md).
+  crowd   source 000's whole convert_image with N conversions at once in
+          one process (N in --crowd, default 1,6,20: alone, a
+          ThreadPoolExecutor's six threads, twenty uploads in AnyIO's
+          threads): each N in a fresh interpreter, as a server starts, N
+          threads converting --crowd-rounds images each; the process's CPU
+          time per image. Memory a conversion maps afresh (page faults, the
+          allocator's arenas) makes it cost more the more run at once.
   sumsq   source 003's sum(x**2 for x in list(range(n))), median CPU time
   insert  one committed INSERT (PyMySQL when CONCLAB_DB_HOST is set, else
           sqlite3), median of --inserts runs, into a scratch table dropped after
 
 usage: calibrate.py --image PATH [--n 1000000] [--repeat 3] [--inserts 50]
+                    [--crowd 1,6,20] [--crowd-rounds 2]
 """
 import argparse
 import json
 import math
 import os
 import statistics
+import subprocess
+import sys
 import threading
 import time
 
@@ -174,6 +184,50 @@ class _Repeated:
         return time.thread_time() - c0, time.perf_counter() - t0
 
 
+def convert_image(image_path, output_path):
+    """Source 000's service/image.py convert_image, as the apps run it."""
+    from PIL import Image
+    image = Image.open(image_path)
+    image = image.convert("RGB")
+    for _ in range(4):
+        image = image.rotate(180)
+    image.save(output_path)
+
+
+def crowd_child(image_path, n, rounds, out_dir):
+    """In this (fresh) interpreter, n threads convert rounds images each,
+    all starting together: the process's CPU time per image."""
+    ext = os.path.splitext(image_path)[1] or ".jpg"
+    barrier = threading.Barrier(n)
+
+    def work(i):
+        barrier.wait()
+        for r in range(rounds):
+            convert_image(image_path, os.path.join(out_dir, "calibrate_crowd%d_%d%s" % (i, r, ext)))
+
+    ths = [threading.Thread(target=work, args=(i,)) for i in range(n)]
+    c0, t0 = time.process_time(), time.perf_counter()
+    for th in ths:
+        th.start()
+    for th in ths:
+        th.join()
+    cpu, wall = time.process_time() - c0, time.perf_counter() - t0
+    return {"n": n, "rounds": rounds, "cpu_seconds": cpu / (n * rounds), "wall_seconds": wall}
+
+
+def measure_crowd(image_path, ns, rounds, out_dir):
+    """crowd_child for each n, each in a fresh interpreter."""
+    out = []
+    for n in ns:
+        p = subprocess.run([sys.executable, os.path.abspath(__file__), "--crowd-child", str(n),
+                            "--crowd-rounds", str(rounds), "--image", image_path, "--out-dir", out_dir],
+                           capture_output=True, text=True, timeout=600)
+        if p.returncode != 0:
+            raise RuntimeError("crowd of %d: %s" % (n, p.stderr[-300:]))
+        out.append(json.loads(p.stdout.strip().splitlines()[-1]))
+    return out
+
+
 def median_time(fn, repeat):
     """Median wall time of repeat runs (for I/O steps)."""
     times = []
@@ -205,7 +259,16 @@ def main():
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--inserts", type=int, default=50)
     p.add_argument("--out-dir", default=".")
+    p.add_argument("--crowd", default="1,6,20")
+    p.add_argument("--crowd-rounds", type=int, default=2)
+    p.add_argument("--crowd-child", type=int, default=0)
     a = p.parse_args()
+    if a.crowd_child > 0:
+        print(json.dumps(crowd_child(a.image, a.crowd_child, a.crowd_rounds, a.out_dir)))
+        return
+    crowd_ns = [int(x) for x in a.crowd.split(",") if x.strip()]
+    if not crowd_ns or crowd_ns[0] != 1 or any(n < 1 for n in crowd_ns) or crowd_ns != sorted(set(crowd_ns)):
+        p.error("--crowd: want ascending counts starting at 1, e.g. 1,6,20; got %r" % a.crowd)
     out = {}
 
     steps = ImageSteps(a.image, a.out_dir)
@@ -215,7 +278,8 @@ def main():
                     "procs2_cpu_seconds": sum(x["procs2_cpu_seconds"] for x in pipe),
                     "threads2_seconds": sum(x["threads2_seconds"] for x in pipe),
                     "width": steps.size[0], "height": steps.size[1], "bytes": os.path.getsize(a.image),
-                    "steps": per}
+                    "steps": per,
+                    "crowd": measure_crowd(a.image, crowd_ns, a.crowd_rounds, a.out_dir)}
     for f in os.listdir(a.out_dir):
         if f.startswith("calibrate_"):
             os.remove(os.path.join(a.out_dir, f))
