@@ -82,11 +82,13 @@ type Calibration struct {
 	// ImageCrowd is source 000's whole convert_image with N conversions at
 	// once in one fresh process, each of N threads converting two images
 	// (py/calibrate.py's crowd): the process's CPU time per image, for N
-	// ascending from 1 (alone). Here it is about a fifth more with twenty
-	// at once than alone, and about the same with six. ConvertImageStep
-	// charges a conversion by how many run at once in its process, relative
-	// to ImageCrowd[0] (CrowdFactors). Nil when not measured (stated costs):
-	// every conversion costs the same.
+	// ascending from 1 (alone). Here it is about a tenth to a fifth more
+	// with twenty at once than alone, and about the same with six; alone it
+	// is often less than Image, the steps timed one by one on prepared
+	// inputs (whose results stay alive). ConvertImageStep charges a
+	// conversion what ImageCrowd gives for how many run at once in its
+	// process, its steps keeping their shares of Image (CrowdFactors). Nil
+	// when not measured (stated costs): a conversion costs Image.
 	ImageCrowd []CrowdCost `json:",omitempty"`
 	// Hash is sha256 of the ImageBytes upload (hashlib), a second C
 	// extension that releases the GIL, measured the same way; it is not
@@ -125,16 +127,18 @@ type CrowdCost struct {
 	CPU time.Duration
 }
 
-// CrowdFactors are ImageCrowd's costs relative to alone (its first, N = 1),
-// as a model step's crowd (pymodel.Crowd); nil when ImageCrowd is empty or
-// does not start at 1.
+// CrowdFactors are ImageCrowd's costs relative to Image (the steps' sum),
+// as the convert step's crowd (pymodel.Crowd): the model's ImageSteps,
+// scaled by the factor for N at once, cost what the whole pipeline did
+// with N at once in one process. Nil when ImageCrowd is empty or does not
+// start at 1, or Image is not positive.
 func (c *Calibration) CrowdFactors() *pymodel.Crowd {
-	if len(c.ImageCrowd) == 0 || c.ImageCrowd[0].N != 1 || c.ImageCrowd[0].CPU <= 0 {
+	if len(c.ImageCrowd) == 0 || c.ImageCrowd[0].N != 1 || c.Image <= 0 {
 		return nil
 	}
 	cr := &pymodel.Crowd{Key: "convert_image"}
 	for _, p := range c.ImageCrowd {
-		cr.Factors = append(cr.Factors, pymodel.CrowdFactor{N: p.N, Factor: float64(p.CPU) / float64(c.ImageCrowd[0].CPU)})
+		cr.Factors = append(cr.Factors, pymodel.CrowdFactor{N: p.N, Factor: float64(p.CPU) / float64(c.Image)})
 	}
 	return cr
 }
@@ -482,7 +486,7 @@ func (c *Calibration) Frame() *frame.Frame {
 	for _, p := range c.ImageCrowd {
 		detail := fmt.Sprintf("whole convert_image, %d at once in one fresh process (threads), 2 each: CPU per image", p.N)
 		if cr := c.CrowdFactors(); cr != nil {
-			detail += fmt.Sprintf("; charged x%.2f of alone", cr.Factor(p.N))
+			detail += fmt.Sprintf("; charged: the steps x%.2f", cr.Factor(p.N))
 		}
 		add(fmt.Sprintf("image convert, %d at once", p.N), p.CPU, c.ImageGILHeld, detail)
 	}

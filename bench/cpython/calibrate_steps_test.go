@@ -63,8 +63,10 @@ func checkImageStepCosts(t *testing.T, c *Calibration) {
 		t.Errorf("ImageCrowd measured at %v at once; want %v", crowd, want)
 	}
 	conv := c.ConvertImageStep(pymodel.Block)
-	if cr := conv.Crowd; cr == nil || cr.Factor(1) != 1 || cr.Factor(20) != float64(c.ImageCrowd[2].CPU)/float64(c.ImageCrowd[0].CPU) {
-		t.Errorf("ConvertImageStep's crowd %+v; want ImageCrowd relative to alone", cr)
+	for _, p := range c.ImageCrowd {
+		if cr := conv.Crowd; cr == nil || cr.Factor(p.N) != float64(p.CPU)/float64(c.Image) {
+			t.Errorf("ConvertImageStep's crowd %+v at %d: want ImageCrowd relative to Image", cr, p.N)
+		}
 	}
 	if err := conv.Validate(); err != nil {
 		t.Error(err)
