@@ -163,22 +163,46 @@ func (c *Calibration) check() error {
 // count, or else a new one — Calibrate's step costs (the source's 8K
 // image, the default options) and MeasureFramework's — which it writes
 // there, replacing a stale file. A missing interpreter or package is a
-// *MissingError (errors.Is ErrUnavailable).
+// *MissingError (errors.Is ErrUnavailable). Kernels sharing the file take
+// turns (a lock file beside it): the second waits for the first's
+// measurement and reads it, rather than measuring under the first's load.
 func MachineCalibration(ctx context.Context, python string) (*Calibration, error) {
 	env, err := Detect(ctx, python)
 	if err != nil {
 		return nil, err
 	}
 	path := CalibrationFile()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("cpython: calibration file %s: %w", path, err)
+	}
+	unlock, err := lockFile(ctx, path+".lock")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if c, err := LoadCalibration(path); err == nil && c.Python == env.Implementation+" "+env.Version && c.CPUs == env.CPUs {
 		return c, nil
 	}
-	return Recalibrate(ctx, python, path)
+	return recalibrate(ctx, python, path)
 }
 
 // Recalibrate measures this machine's calibration (as MachineCalibration
-// does when the file is stale) and writes it to path.
+// does when the file is stale) and writes it to path, taking turns with
+// other measurements of the same file as MachineCalibration does.
 func Recalibrate(ctx context.Context, python, path string) (*Calibration, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("cpython: calibration file %s: %w", path, err)
+	}
+	unlock, err := lockFile(ctx, path+".lock")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return recalibrate(ctx, python, path)
+}
+
+// recalibrate is Recalibrate with the lock held.
+func recalibrate(ctx context.Context, python, path string) (*Calibration, error) {
 	c, err := Calibrate(ctx, CalibrateOptions{Python: python})
 	if err != nil {
 		return nil, err
