@@ -10,8 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/conclab/conclab/bench/pymodel"
 )
 
 // CalibrationEnv names a file to keep this machine's calibration in,
@@ -136,11 +134,14 @@ func (c *Calibration) check() error {
 			return fmt.Errorf("step %q: cost %v, GIL share %v: want a cost >= 0 and a share in 0..1", s.Name, s.CPU, s.GILHeld)
 		}
 	}
-	if cr := c.CrowdFactors(); len(c.ImageCrowd) > 0 && cr == nil {
-		return fmt.Errorf("image crowd %v: want its first point alone (n 1) with a positive cost", c.ImageCrowd)
-	} else if cr != nil {
-		if err := (pymodel.Step{Kind: pymodel.KindBurn, Duration: 1, Crowd: cr}).Validate(); err != nil {
-			return fmt.Errorf("image crowd: %w", err)
+	for i, p := range c.ImageCrowd {
+		switch {
+		case i == 0 && p.N != 1:
+			return fmt.Errorf("image crowd: first point has %d at once, want 1 (alone)", p.N)
+		case i > 0 && p.N <= c.ImageCrowd[i-1].N:
+			return fmt.Errorf("image crowd: point %d has %d at once after %d, want n ascending", i+1, p.N, c.ImageCrowd[i-1].N)
+		case p.CPU <= 0:
+			return fmt.Errorf("image crowd: %d at once costs %v, want a positive cost", p.N, p.CPU)
 		}
 	}
 	if err := c.Framework.Cost.Validate(); err != nil {
@@ -172,6 +173,15 @@ func MachineCalibration(ctx context.Context, python string) (*Calibration, error
 		return nil, err
 	}
 	path := CalibrationFile()
+	fresh := func() *Calibration {
+		if c, err := LoadCalibration(path); err == nil && c.Python == env.Implementation+" "+env.Version && c.CPUs == env.CPUs {
+			return c
+		}
+		return nil
+	}
+	if c := fresh(); c != nil { // no lock to read: SaveCalibration renames a whole file into place
+		return c, nil
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("cpython: calibration file %s: %w", path, err)
 	}
@@ -180,7 +190,7 @@ func MachineCalibration(ctx context.Context, python string) (*Calibration, error
 		return nil, err
 	}
 	defer unlock()
-	if c, err := LoadCalibration(path); err == nil && c.Python == env.Implementation+" "+env.Version && c.CPUs == env.CPUs {
+	if c := fresh(); c != nil { // measured while this one waited
 		return c, nil
 	}
 	return recalibrate(ctx, python, path)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
@@ -158,8 +159,10 @@ var imageStepNames = []struct{ key, name string }{
 }
 
 // Calibrate runs small Python timing scripts (py/calibrate.py) and returns
-// the measured costs. It takes a few seconds (most of it generating and
-// converting the 8K image). A missing interpreter or Pillow is a
+// the measured costs. At the default 8K image it takes about 45 s, most
+// of it converting the image: step by step, then 54 times in the crowd of
+// 1, 6 and 20 at once (which holds twenty 8K conversions, several GB, in
+// one process at its peak). A missing interpreter or Pillow is a
 // *MissingError (errors.Is ErrUnavailable).
 func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 	env, err := Detect(ctx, o.Python)
@@ -380,9 +383,12 @@ func (c *Calibration) HashStep(call pymodel.Call) pymodel.Step {
 // c.Image as in from and its held share from's: the source machine's
 // stated 100 ms per image with this machine's measured Pillow behaviour,
 // SourceMachine(0).WithImageCosts(cal). The copy's ImageGILHeld is
-// from's. A from without step costs leaves the copy's image as c's.
+// from's; its crowd (ImageCrowd) stays c's, none for SourceMachine: how a
+// conversion's cost grows with others at once is this machine's memory,
+// not Pillow's. A from without step costs leaves the copy's image as c's.
 func (c *Calibration) WithImageCosts(from *Calibration) *Calibration {
 	out := *c
+	out.ImageCrowd = slices.Clone(c.ImageCrowd)
 	if from == nil || len(from.ImageStepCosts) == 0 || from.Image <= 0 {
 		return &out
 	}

@@ -25,18 +25,21 @@ import (
 // count is taken before each of its steps, so a conversion that began
 // alone and is joined by others pays more for its later steps.
 type Crowd struct {
-	// Key names the steps counted together; "" counts by the step's Name.
+	// Key names the steps counted together; "" counts by the step's Name
+	// (by its Label when it has no Name either).
 	Key string `json:"key,omitempty"`
 	// Factors multiply the step's cost (a burn's Duration, a cpu step's N,
 	// every such step inside a seq) by how many run at once: linear
 	// between the points given, the first point's factor below it, the
-	// last's above it. At least one point; N ascending from 1, factors
-	// positive.
+	// last's above it. At least one point; N at least 1 and ascending,
+	// factors positive. A factor need not be 1 at N = 1: the step's own
+	// cost can be a measure taken otherwise (bench/cpython's convert
+	// steps are timed one by one, its crowd as a whole pipeline).
 	Factors []CrowdFactor `json:"factors"`
 }
 
-// CrowdFactor is a step's cost, relative to alone, with N of its kind
-// running at once.
+// CrowdFactor multiplies a step's own cost (its Duration or N) when N of
+// its kind run at once.
 type CrowdFactor struct {
 	N      int     `json:"n"`
 	Factor float64 `json:"factor"`
@@ -60,19 +63,20 @@ func (c *Crowd) Factor(n int) float64 {
 	return f[len(f)-1].Factor
 }
 
-// validate reports factors that are not a usable table.
-func (c *Crowd) validate() error {
+// validate reports factors that are not a usable table; key is the
+// effective key (Step.crowdKey), named in errors.
+func (c *Crowd) validate(key string) error {
 	if len(c.Factors) == 0 {
-		return fmt.Errorf("crowd %q has no factors", c.Key)
+		return fmt.Errorf("crowd %q has no factors", key)
 	}
 	for i, p := range c.Factors {
 		switch {
 		case p.N < 1:
-			return fmt.Errorf("crowd %q: point %d has n = %d, want at least 1", c.Key, i+1, p.N)
+			return fmt.Errorf("crowd %q: point %d has n = %d, want at least 1", key, i+1, p.N)
 		case i > 0 && p.N <= c.Factors[i-1].N:
-			return fmt.Errorf("crowd %q: point %d has n = %d after n = %d, want n ascending", c.Key, i+1, p.N, c.Factors[i-1].N)
+			return fmt.Errorf("crowd %q: point %d has n = %d after n = %d, want n ascending", key, i+1, p.N, c.Factors[i-1].N)
 		case math.IsNaN(p.Factor) || math.IsInf(p.Factor, 0) || p.Factor <= 0:
-			return fmt.Errorf("crowd %q: point %d (n = %d) has factor %v, want a positive number", c.Key, i+1, p.N, p.Factor)
+			return fmt.Errorf("crowd %q: point %d (n = %d) has factor %v, want a positive number", key, i+1, p.N, p.Factor)
 		}
 	}
 	return nil

@@ -41,6 +41,7 @@ func TestCrowdValidate(t *testing.T) {
 		{"n zero", withCrowd(burn, []pymodel.CrowdFactor{{N: 0, Factor: 1}}), "n = 0, want at least 1"},
 		{"n descending", withCrowd(burn, []pymodel.CrowdFactor{{N: 4, Factor: 1}, {N: 2, Factor: 1}}), "want n ascending"},
 		{"factor zero", withCrowd(burn, []pymodel.CrowdFactor{{N: 1, Factor: 0}}), "want a positive number"},
+		{"nested", withCrowd(pymodel.Seq("outer", withCrowd(burn, []pymodel.CrowdFactor{{N: 1, Factor: 1}})), []pymodel.CrowdFactor{{N: 1, Factor: 1}}), "has a Crowd inside a crowd seq"},
 		{"sleep", withCrowd(pymodel.Sleep(time.Millisecond), []pymodel.CrowdFactor{{N: 1, Factor: 1}}), "Crowd is for burn, cpu and seq steps"},
 	} {
 		err := tc.step.Validate()

@@ -86,3 +86,16 @@ func ExampleBurnHeld() {
 	// pymodel: step burn=100ms:held=-0.5: GILReleased must be between 0 and 1 (a share of the step's work; held share = 1 - GILReleased), got 1.5
 	// convert_image[burn=10ms:held=0.1 burn=1ms:nogil]
 }
+
+// A crowd's factor for a count at once: linear between its points, the
+// last point's beyond them.
+func ExampleCrowd_Factor() {
+	c := &pymodel.Crowd{Key: "convert_image", Factors: []pymodel.CrowdFactor{{N: 1, Factor: 0.9}, {N: 20, Factor: 1.14}}}
+	fmt.Printf("%.2f %.2f %.2f\n", c.Factor(1), c.Factor(10), c.Factor(40))
+	step := pymodel.Seq("convert_image", pymodel.BurnNoGIL(100*time.Millisecond))
+	step.Crowd = c
+	fmt.Println(step.Label(), step.Validate())
+	// Output:
+	// 0.90 1.01 1.14
+	// convert_image[burn=100ms:nogil]:crowd(1:0.9 20:1.14) <nil>
+}

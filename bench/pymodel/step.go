@@ -262,8 +262,13 @@ func (s Step) Validate() error {
 		default:
 			return fmt.Errorf("pymodel: step %s: Crowd is for burn, cpu and seq steps", s.Label())
 		}
-		if err := s.Crowd.validate(); err != nil {
+		if err := s.Crowd.validate(s.crowdKey()); err != nil {
 			return fmt.Errorf("pymodel: step %s: %w", s.Label(), err)
+		}
+		for i, sub := range s.Steps {
+			if sub.Crowd != nil {
+				return fmt.Errorf("pymodel: seq step %q: step %d (%s) has a Crowd inside a crowd seq; give the seq or its steps one, not both", s.Name, i+1, sub.Label())
+			}
 		}
 	}
 	if s.Payload < 0 {

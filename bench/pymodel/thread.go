@@ -261,7 +261,9 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 // RunStep runs s on the calling goroutine with no GIL and no event loop, as
-// a Go-native handler does, and returns the CPU time a CPU step used.
+// a Go-native handler does, and returns the CPU time a CPU step used. It
+// counts no crowd: a crowd step (Step.Crowd) costs its factor for one at
+// once, however many RunSteps run.
 func RunStep(ctx context.Context, s Step) (time.Duration, error) {
 	if err := s.Validate(); err != nil {
 		return 0, err

@@ -256,12 +256,17 @@ func (d *DB) setWAL(ctx context.Context) error {
 	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
 		var mode string
 		err := d.db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode)
-		if err == nil || !sqliteBusy(err) {
+		switch {
+		case err == nil && (mode == "wal" || mode == "memory"): // an in-memory database has no WAL
+			return nil
+		case err == nil:
+			return fmt.Errorf("journal_mode is %q after asking for wal", mode)
+		case !sqliteBusy(err):
 			return err
 		}
 		select {
 		case <-ctx.Done():
-			return err
+			return fmt.Errorf("still locked by another connection when the connect timeout ended (%w): %w", ctx.Err(), err)
 		case <-time.After(wait):
 		}
 	}

@@ -19,14 +19,15 @@ const calibrateUsage = `usage: conclab calibrate [--python PATH] [--out FILE | -
 
 Measures what the model needs to run this machine's costs, on this machine's
 real CPython and its Debian packages (Pillow, FastAPI, uvicorn, Flask,
-gunicorn): the source steps' CPU (the 8K image pipeline and the share of it
-that holds the GIL, the sum of squares, an insert), the server stacks' own
+gunicorn): the source steps' CPU (the 8K image pipeline, the share of it
+that holds the GIL and its cost with 6 and 20 conversions at once in one
+process, the sum of squares, an insert), the server stacks' own
 CPU per request (uvicorn + FastAPI on the loop, a def handler's hand-off,
 gunicorn gthread + Flask) and print()'s per line. It prints them and writes
 them to FILE (default $CONCLAB_CALIBRATION, or conclab/calibration.json in
 the user's cache directory), where the notebooks read them
 (cpython.MachineCalibration) instead of measuring again. --show prints the
-file's without measuring. It takes about half a minute.
+file's without measuring. It takes about a minute.
 
 flags:
 `
@@ -65,7 +66,7 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stdout, "%s (from %s)\n%s", c.Machine, path, c.Frame())
 		return 0, nil
 	}
-	fmt.Fprintln(stderr, "calibrate: measuring this machine's CPython (about half a minute)...")
+	fmt.Fprintln(stderr, "calibrate: measuring this machine's CPython (about a minute)...")
 	c, err := cpython.Recalibrate(ctx, *python, path)
 	if err != nil {
 		return 1, err

@@ -197,13 +197,20 @@ def convert_image(image_path, output_path):
 def crowd_child(image_path, n, rounds, out_dir):
     """In this (fresh) interpreter, n threads convert rounds images each,
     all starting together: the process's CPU time per image."""
+    from PIL import Image
+    Image.init()  # a server imports Pillow and its plugins before its first upload
     ext = os.path.splitext(image_path)[1] or ".jpg"
     barrier = threading.Barrier(n)
+    failed = []
 
     def work(i):
-        barrier.wait()
-        for r in range(rounds):
-            convert_image(image_path, os.path.join(out_dir, "calibrate_crowd%d_%d%s" % (i, r, ext)))
+        try:
+            barrier.wait()
+            for r in range(rounds):
+                convert_image(image_path, os.path.join(out_dir, "calibrate_crowd%d_%d%s" % (i, r, ext)))
+        except BaseException as e:  # noqa: BLE001 - reported below, the run is void
+            failed.append("thread %d: %r" % (i, e))
+            barrier.abort()
 
     ths = [threading.Thread(target=work, args=(i,)) for i in range(n)]
     c0, t0 = time.process_time(), time.perf_counter()
@@ -212,6 +219,8 @@ def crowd_child(image_path, n, rounds, out_dir):
     for th in ths:
         th.join()
     cpu, wall = time.process_time() - c0, time.perf_counter() - t0
+    if failed:
+        raise RuntimeError("%d of %d converting threads failed: %s" % (len(failed), n, "; ".join(failed[:3])))
     return {"n": n, "rounds": rounds, "cpu_seconds": cpu / (n * rounds), "wall_seconds": wall}
 
 
@@ -263,6 +272,8 @@ def main():
     p.add_argument("--crowd-rounds", type=int, default=2)
     p.add_argument("--crowd-child", type=int, default=0)
     a = p.parse_args()
+    if a.crowd_rounds < 1:
+        p.error("--crowd-rounds: want at least 1, got %d" % a.crowd_rounds)
     if a.crowd_child > 0:
         print(json.dumps(crowd_child(a.image, a.crowd_child, a.crowd_rounds, a.out_dir)))
         return

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux || darwin || dragonfly || freebsd || netbsd || openbsd
 
 package cpython
 
@@ -7,13 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 )
 
 // lockFile takes an exclusive advisory lock (flock) on path, creating it
 // if missing, waiting for another holder — another notebook's kernel
-// measuring the same calibration — until ctx ends. unlock releases it.
+// measuring the same calibration — until ctx ends. unlock releases it;
+// calling it again does nothing.
 func lockFile(ctx context.Context, path string) (unlock func(), err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -22,9 +24,12 @@ func lockFile(ctx context.Context, path string) (unlock func(), err error) {
 	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 250*time.Millisecond) {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
+			var once sync.Once
 			return func() {
-				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-				f.Close()
+				once.Do(func() {
+					_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+					f.Close()
+				})
 			}, nil
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
