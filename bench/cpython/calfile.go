@@ -182,10 +182,7 @@ func MachineCalibration(ctx context.Context, python string) (*Calibration, error
 	if c := fresh(); c != nil { // no lock to read: SaveCalibration renames a whole file into place
 		return c, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("cpython: calibration file %s: %w", path, err)
-	}
-	unlock, err := lockFile(ctx, path+".lock")
+	unlock, err := lockCalibration(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -200,15 +197,21 @@ func MachineCalibration(ctx context.Context, python string) (*Calibration, error
 // does when the file is stale) and writes it to path, taking turns with
 // other measurements of the same file as MachineCalibration does.
 func Recalibrate(ctx context.Context, python, path string) (*Calibration, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("cpython: calibration file %s: %w", path, err)
-	}
-	unlock, err := lockFile(ctx, path+".lock")
+	unlock, err := lockCalibration(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
 	return recalibrate(ctx, python, path)
+}
+
+// lockCalibration takes the lock beside the calibration file at path
+// (making its directory), so measurements of one file take turns.
+func lockCalibration(ctx context.Context, path string) (unlock func(), err error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("cpython: calibration file %s: %w", path, err)
+	}
+	return lockFile(ctx, path+".lock")
 }
 
 // recalibrate is Recalibrate with the lock held.

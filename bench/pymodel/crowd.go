@@ -120,7 +120,14 @@ func (c *crowds) count(key string) int {
 	return c.n[key]
 }
 
-func (s Step) crowdKey() string { return cmp.Or(s.Crowd.Key, s.Name, s.Label()) }
+// crowdKey is the key s's crowd counts by: Crowd.Key, else Name, else
+// Label (built only then: a step runs it on every call).
+func (s Step) crowdKey() string {
+	if k := cmp.Or(s.Crowd.Key, s.Name); k != "" {
+		return k
+	}
+	return s.Label()
+}
 
 // scaled is s with its CPU work multiplied by f: a burn's Duration, a cpu
 // step's N, and those of a seq's steps. Other steps are as they are.
