@@ -92,14 +92,34 @@ func TestFidelity000Upload(t *testing.T) {
 	}
 }
 
-// 003 CPU, 1 and 2 workers, Flask and FastAPI: elapsed within ±25 %, each
-// row the median of 3 runs as in the notebook.
+// 003 CPU, 1 and 2 workers, Flask and FastAPI: elapsed within ±25 %. A
+// one-worker row is the median of 3 runs, as in the notebook. A two-worker
+// row's elapsed is a draw: how a burst splits over the workers, real or
+// modelled, comes out anywhere from 5/5 to 10/0 (MeasureSplit), and its
+// elapsed with it, from half the one-worker row's to all of it. A median of
+// three such draws lands on a 10/0 about one time in six on either side
+// alone, so the two-worker rows compare medians of 9 runs each: the typical
+// split, which is what the model is to reproduce.
 func TestFidelity003CPU(t *testing.T) {
-	e, err := cpython.Experiment003(context.Background(), cpython.Options003{Mode: cpython.ModeCPU, SumN: 3_000_000, Repeat: 3})
+	// One calibration of the sum for both experiments, as Experiment003
+	// makes its own.
+	cal, err := cpython.Calibrate(context.Background(), cpython.CalibrateOptions{ImageSize: cpython.ImageSize{Width: 640, Height: 360}, N: 3_000_000, Repeat: 3, Inserts: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	within(t, e, cpython.CPUTolerance, "elapsed_s")
+	for _, rows := range []struct {
+		servers []cpython.Server003
+		repeat  int
+	}{
+		{[]cpython.Server003{{Workers: 1, Threads: 10}, {FastAPI: true, Workers: 1}}, 3},
+		{[]cpython.Server003{{Workers: 2, Threads: 5}, {FastAPI: true, Workers: 2}}, 9},
+	} {
+		e, err := cpython.Experiment003(context.Background(), cpython.Options003{Mode: cpython.ModeCPU, SumN: 3_000_000, Calibration: cal, Servers: rows.servers, Repeat: rows.repeat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		within(t, e, cpython.CPUTolerance, "elapsed_s")
+	}
 }
 
 // byAvg lists source 000's strategies from the fastest mean latency to the
