@@ -32,14 +32,24 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// calibration is this machine's, from the calibration file (measured once
-// when it is missing or stale).
+// calibration is this machine's: measured afresh into the calibration file
+// when CONCLAB_FIDELITY_RECALIBRATE is set (scripts/fidelity.sh sets it
+// unless given a CONCLAB_CALIBRATION), so that each comparison's model pays
+// costs from the minute before its real runs; otherwise the file's (measured
+// once when it is missing or stale).
 func calibration(t *testing.T) *cpython.Calibration {
 	t.Helper()
-	cal, err := cpython.MachineCalibration(context.Background(), "")
+	var cal *cpython.Calibration
+	var err error
+	if os.Getenv("CONCLAB_FIDELITY_RECALIBRATE") != "" {
+		cal, err = cpython.Recalibrate(context.Background(), "", cpython.CalibrationFile())
+	} else {
+		cal, err = cpython.MachineCalibration(context.Background(), "")
+	}
 	if err != nil {
 		t.Fatalf("calibration: %v", err)
 	}
+	t.Logf("calibration (%s)\n%v", cpython.CalibrationFile(), cal.Frame())
 	return cal
 }
 

@@ -10,13 +10,14 @@
 # The notebooks show these verdicts without failing on them: how close a
 # CPU-bound comparison comes depends on what else the machine runs, so the
 # targets are checked here, on a quiet machine, not in scripts/test.sh. Each
-# test logs its table (model, real, ratio, verdict). It takes about 7
-# minutes. It calibrates this machine first, into a file of its own, so the
-# model's costs are measured in the same quiet minutes as the real runs they
-# are compared with: Pillow's 8K pipeline alone costs 0.7 s one minute and
-# 0.83 s the next on a shared 2-core machine (page faults of its 100 MB
-# images), and a calibration from a busy hour would decide the verdicts.
-# CONCLAB_CALIBRATION=FILE uses FILE instead.
+# test logs its table (model, real, ratio, verdict). It takes about 12
+# minutes. Each comparison measures this machine's costs first (a minute,
+# into a calibration file of its own), so that its model pays costs from the
+# minute before its real runs: Pillow's 8K pipeline alone costs 0.7 s one
+# minute and 0.95 s a few minutes later on a shared 2-core machine (page
+# faults of its 100 MB images), and the calibration's moment, not the model,
+# would decide the verdicts. CONCLAB_CALIBRATION=FILE uses FILE instead, for
+# every comparison.
 #
 # Usage: scripts/fidelity.sh [go test -run pattern, default Fidelity]
 # Needs: scripts/setup.sh (Go, Debian's CPython with FastAPI, Flask,
@@ -26,8 +27,6 @@ cd "$(dirname "$0")/.."
 if [[ -z "${CONCLAB_CALIBRATION:-}" ]]; then
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
-	go build -o "$tmp/conclab" ./cmd/conclab
-	"$tmp/conclab" calibrate --out "$tmp/calibration.json"
-	export CONCLAB_CALIBRATION="$tmp/calibration.json"
+	export CONCLAB_CALIBRATION="$tmp/calibration.json" CONCLAB_FIDELITY_RECALIBRATE=1
 fi
 go test -tags fidelity -count=1 -v -timeout 60m -run "${1:-Fidelity}" ./lab/

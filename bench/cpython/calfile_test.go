@@ -83,9 +83,12 @@ func TestCalibrationFileEnv(t *testing.T) {
 // write.
 func TestMeasureFramework(t *testing.T) {
 	needPython(t, with(fastapiMods, "flask", "gunicorn")...)
-	f, err := MeasureFramework(context.Background(), FrameworkOptions{Requests: 300, Lines: 5000, Repeat: 1})
+	f, err := MeasureFramework(context.Background(), FrameworkOptions{Requests: 300, Lines: 5000, Repeat: 1, Rounds: 2})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if f.Rounds != 2 || !strings.Contains(f.Frame().Text("detail", 0), "median of 2 servers of") {
+		t.Errorf("Rounds %d, first row %q; want 2 rounds named in the detail", f.Rounds, f.Frame().Text("detail", 0))
 	}
 	if f.Cost.Loop <= 0 || f.Cost.Thread <= 0 || f.PrintLine <= 0 || f.PrintWrite <= 0 || f.AsyncLine <= 0 {
 		t.Errorf("non-positive cost in %+v", *f)
@@ -105,9 +108,11 @@ func TestMeasureFramework(t *testing.T) {
 }
 
 func TestMeasureFrameworkRejectsBadOptions(t *testing.T) {
-	_, err := MeasureFramework(context.Background(), FrameworkOptions{Requests: 10})
-	if err == nil || !strings.Contains(err.Error(), "Requests >= 100") {
-		t.Fatalf("err = %v; want one about Requests", err)
+	for _, o := range []FrameworkOptions{{Requests: 10}, {Rounds: -1}} {
+		_, err := MeasureFramework(context.Background(), o)
+		if err == nil || !strings.Contains(err.Error(), "Requests >= 100 and VUs, Lines, Repeat, Rounds not negative") {
+			t.Errorf("%+v: err = %v; want one naming the options' bounds", o, err)
+		}
 	}
 }
 

@@ -43,6 +43,9 @@ type Framework struct {
 	Cost pymodel.FrameworkCost `json:"cost"`
 	// Requests is how many requests each server measurement took.
 	Requests int `json:"requests"`
+	// Rounds is how many fresh servers of each kind were measured; the
+	// costs are their medians (0 in files from before it: one).
+	Rounds int `json:"rounds,omitempty"`
 
 	PrintLine  time.Duration `json:"print_line"`
 	PrintWrite time.Duration `json:"print_write"`
@@ -59,7 +62,9 @@ func (f *Framework) PrintExtra() time.Duration {
 }
 
 // FrameworkOptions tune MeasureFramework. The zero value sends 3,000
-// requests from 8 closed VUs to each server and times 50,000 print lines,
+// requests from 8 closed VUs to each of three fresh servers of each kind
+// (the costs are the medians: one server's figure moves by ±20 % from one
+// run to the next on a shared machine) and times 50,000 print lines,
 // median of 5.
 type FrameworkOptions struct {
 	Python   string
@@ -67,6 +72,7 @@ type FrameworkOptions struct {
 	VUs      int // closed VUs (0: 8)
 	Lines    int // print lines timed (0: 50,000)
 	Repeat   int // print runs the median is taken over (0: 5)
+	Rounds   int // fresh servers of each kind, median (0: 3)
 }
 
 // MeasureFramework measures this machine's framework and print costs (see
@@ -86,9 +92,12 @@ func MeasureFramework(ctx context.Context, o FrameworkOptions) (*Framework, erro
 	if o.Repeat == 0 {
 		o.Repeat = 5
 	}
-	if o.Requests < 100 || o.VUs < 0 || o.Lines < 0 || o.Repeat < 0 {
-		return nil, fmt.Errorf("cpython: MeasureFramework: want Requests >= 100 and VUs, Lines, Repeat not negative (got %d, %d, %d, %d)",
-			o.Requests, o.VUs, o.Lines, o.Repeat)
+	if o.Rounds == 0 {
+		o.Rounds = 3
+	}
+	if o.Requests < 100 || o.VUs < 0 || o.Lines < 0 || o.Repeat < 0 || o.Rounds < 0 {
+		return nil, fmt.Errorf("cpython: MeasureFramework: want Requests >= 100 and VUs, Lines, Repeat, Rounds not negative (got %d, %d, %d, %d, %d)",
+			o.Requests, o.VUs, o.Lines, o.Repeat, o.Rounds)
 	}
 	env, err := Detect(ctx, o.Python)
 	if err != nil {
@@ -110,6 +119,7 @@ func MeasureFramework(ctx context.Context, o FrameworkOptions) (*Framework, erro
 			Real{Name: wsgi, App: flask, Endpoint: "/nothing", Options: opts},
 		},
 		Load:        load.Closed{VUs: o.VUs, Iterations: (o.Requests + o.VUs - 1) / o.VUs},
+		Repeat:      o.Rounds, // medians of cpu_s and count
 		TraceEvents: -1,
 		Progress:    func(bench.Progress) {},
 	}
@@ -127,7 +137,7 @@ func MeasureFramework(ctx context.Context, o FrameworkOptions) (*Framework, erro
 		}
 		return time.Duration(cpu / n * float64(time.Second)), nil
 	}
-	f := &Framework{Requests: int(res.Value(async, "count"))}
+	f := &Framework{Requests: int(res.Value(async, "count")), Rounds: o.Rounds}
 	if f.Cost.Loop, err = per(async); err != nil {
 		return nil, err
 	}
@@ -184,6 +194,9 @@ func (f *Framework) rows(add func(step string, d time.Duration, held float64, de
 		return
 	}
 	n := fmt.Sprintf("server CPU per request over %d requests", f.Requests)
+	if f.Rounds > 1 {
+		n = fmt.Sprintf("server CPU per request, median of %d servers of %d requests", f.Rounds, f.Requests)
+	}
 	add("framework: uvicorn loop", f.Cost.Loop, 1, "FastAPI async def doing nothing under uvicorn; "+n)
 	add("framework: def hand-off", f.Cost.Threadpool, 1, "a def endpoint's cost above the async one (run_in_threadpool); "+n)
 	add("framework: gunicorn thread", f.Cost.Thread, 1, "Flask under gunicorn gthread 1w x 1t; "+n)
