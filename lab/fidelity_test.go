@@ -111,9 +111,8 @@ func TestFidelity000Upload(t *testing.T) {
 // alone, so the two-worker rows compare medians of 9 runs each: the typical
 // split, which is what the model is to reproduce.
 func TestFidelity003CPU(t *testing.T) {
-	// One calibration of the sum for both experiments, as Experiment003
-	// makes its own.
-	cal, err := cpython.Calibrate(context.Background(), cpython.CalibrateOptions{ImageSize: cpython.ImageSize{Width: 640, Height: 360}, N: 3_000_000, Repeat: 3, Inserts: 1})
+	// One calibration of the sum for both experiments.
+	cal, err := cpython.CalibrateSum(context.Background(), "", 3_000_000)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,7 +120,7 @@ func MeasureSplit(ctx context.Context, o SplitOptions) (*frame.Frame, error) {
 		cal := o.Calibration
 		if cal == nil {
 			var err error
-			if cal, err = Calibrate(ctx, CalibrateOptions{Python: o.Python.Python, ImageSize: ImageSize{640, 360}, N: o.SumN, Repeat: 3, Inserts: 1}); err != nil {
+			if cal, err = CalibrateSum(ctx, o.Python.Python, o.SumN); err != nil {
 				return nil, err
 			}
 		}

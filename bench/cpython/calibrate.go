@@ -300,6 +300,15 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 	return c, nil
 }
 
+// CalibrateSum measures source 003's sum of squares of n (alone, and per
+// call in ten threads at once) with python ("": the default interpreter),
+// quickly: Calibrate with a small image, three repeats and one insert.
+// Experiment003 and MeasureSplit use it when given no Calibration, and a
+// caller running several of them shares one.
+func CalibrateSum(ctx context.Context, python string, n int) (*Calibration, error) {
+	return Calibrate(ctx, CalibrateOptions{Python: python, ImageSize: ImageSize{640, 360}, N: n, Repeat: 3, Inserts: 1})
+}
+
 func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // SourceMachine is the sources' M1 laptop as the model should run it: 8

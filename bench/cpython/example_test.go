@@ -268,3 +268,11 @@ func ExampleModel004Traced() {
 	}
 	fmt.Println(summary.Len() > 0, traces.Len() > 0)
 }
+
+// CalibrateSum measures the sum of squares with real CPython; without the
+// interpreter it fails with a *MissingError.
+func ExampleCalibrateSum() {
+	_, err := cpython.CalibrateSum(context.Background(), "/nonexistent/python3", 1_000_000)
+	fmt.Println(errors.Is(err, cpython.ErrUnavailable))
+	// Output: true
+}

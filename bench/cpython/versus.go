@@ -198,7 +198,7 @@ func Experiment003(ctx context.Context, o Options003) (bench.Experiment, error) 
 		cal := o.Calibration
 		if cal == nil {
 			var err error
-			if cal, err = Calibrate(ctx, CalibrateOptions{Python: o.Python.Python, ImageSize: ImageSize{640, 360}, N: o.SumN, Repeat: 3, Inserts: 1}); err != nil {
+			if cal, err = CalibrateSum(ctx, o.Python.Python, o.SumN); err != nil {
 				return bench.Experiment{}, err
 			}
 		}

@@ -28,6 +28,7 @@ func init() {
 		"Bench001":            reflect.ValueOf(cpython.Bench001),
 		"CPUTolerance":        reflect.ValueOf(constant.MakeFromLiteral("0.25", token.FLOAT, 0)),
 		"Calibrate":           reflect.ValueOf(cpython.Calibrate),
+		"CalibrateSum":        reflect.ValueOf(cpython.CalibrateSum),
 		"CalibrationEnv":      reflect.ValueOf(constant.MakeFromLiteral("\"CONCLAB_CALIBRATION\"", token.STRING, 0)),
 		"CalibrationFile":     reflect.ValueOf(cpython.CalibrationFile),
 		"Client002Label":      reflect.ValueOf(cpython.Client002Label),
