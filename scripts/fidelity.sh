@@ -10,13 +10,15 @@
 # The notebooks show these verdicts without failing on them: how close a
 # CPU-bound comparison comes depends on what else the machine runs, so the
 # targets are checked here, on a quiet machine, not in scripts/test.sh. Each
-# test logs its table (model, real, ratio, verdict). It takes about 12
-# minutes. Each comparison measures this machine's costs first (000's a
-# minute, into a calibration file of its own; 003's the sum alone), so that
-# its model pays costs from the minute before its real runs: Pillow's 8K
-# pipeline alone costs 0.7 s one minute and 0.95 s a few minutes later on a
-# shared 2-core machine (page faults of its 100 MB images), and the
-# calibration's moment, not the model, would decide the verdicts.
+# test logs its table (model, real, ratio, verdict) and each row's server
+# CPU. It takes about 20 minutes. Each comparison measures this machine's
+# costs just before its real runs (000 print once, a minute, into a
+# calibration file of its own; 000 upload before each strategy's pair; 003
+# the sum alone), so that its model pays costs from the minutes of its real
+# runs: Pillow's 8K pipeline alone costs 0.63 s one minute and 0.79 s a few
+# minutes later on a shared 2-core machine (page faults of its 100 MB
+# images), and the calibration's moment, not the model, would decide the
+# verdicts.
 # CONCLAB_CALIBRATION=FILE gives 000's comparisons FILE instead.
 #
 # Usage: scripts/fidelity.sh [go test -run pattern, default Fidelity]

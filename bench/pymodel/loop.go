@@ -2,6 +2,7 @@ package pymodel
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -82,6 +83,12 @@ func (l *Loop) callFor(req int64, label string, fn func(t *pythread)) bool {
 
 func (l *Loop) run() {
 	defer close(l.done)
+	// The loop is one Python thread, so one OS thread: kept on it, its
+	// callbacks do not wait for a thread of Go's between their CPU steps
+	// (unlocked, a loop paying 0.23 ms of framework cost a request served
+	// about 3 % fewer requests at 100 VUs).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	t := &pythread{gil: l.gil, cpuNs: l.cpu, crowds: l.crowds, onLoop: true, rec: l.rec, worker: l.worker, name: LoopThread}
 	for {
 		l.mu.Lock()

@@ -96,8 +96,24 @@ func SumSquaresSliced(ctx context.Context, n, slice int64, between func() error)
 
 // burnChunk is the number of loop iterations between two clock reads in
 // BurnCPU: about 10–30 µs of work, so the clock read (a vDSO call or a
-// syscall, ~0.1–1 µs) costs a few percent at most.
-const burnChunk = 20_000
+// syscall, ~0.1–1 µs) costs a few percent at most. The first chunk is
+// firstChunk, to learn the rate; each later one is cut to what remains
+// (nextChunk).
+const (
+	burnChunk  = 20_000
+	firstChunk = 1_000
+)
+
+// nextChunk is the number of iterations for a burn's next chunk: as many as
+// fit in remain at the rate so far (done iterations in used), burnChunk at
+// most and 100 at least (a fraction of a clock read's cost).
+func nextChunk(remain, used time.Duration, done int64) int64 {
+	if used <= 0 || done <= 0 {
+		return burnChunk
+	}
+	fit := float64(remain) / float64(used) * float64(done)
+	return int64(min(max(fit, 100), burnChunk))
+}
 
 // ErrNoThreadClock is returned by ThreadCPUTime where the platform has no
 // per-thread CPU clock.
@@ -105,7 +121,8 @@ var ErrNoThreadClock = errors.New("workload: no per-thread CPU clock on this pla
 
 // BurnCPU spins on the calling goroutine's OS thread until that thread has
 // used d of CPU time (user + system, read from the per-thread CPU clock),
-// and returns the CPU time actually used (d plus at most one chunk, ~30 µs).
+// and returns the CPU time actually used: d plus about one read of the
+// clock, as the chunks of work are cut to what remains at the rate so far.
 // The goroutine is locked to its thread for the duration, so time the thread
 // spends descheduled — other processes, other goroutines on a busy machine —
 // is not counted: on 2 busy cores the wall time can be much longer than d,
@@ -131,8 +148,10 @@ func BurnCPUSliced(ctx context.Context, d, slice time.Duration, between func() e
 	var used, excluded time.Duration
 	next := slice
 	var sink Sum
-	for used < d {
-		sink = sink.Add(SumSquaresRange(0, burnChunk))
+	var done int64
+	for n := int64(firstChunk); used < d; n = nextChunk(d-used, used, done) {
+		sink = sink.Add(SumSquaresRange(0, n))
+		done += n
 		now, err := ThreadCPUTime()
 		if err != nil {
 			return used, err

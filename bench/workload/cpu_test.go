@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -143,6 +144,31 @@ func TestBurnCPU(t *testing.T) {
 	}
 	if wall < d*9/10 {
 		t.Errorf("wall %v < thread CPU %v: impossible for one thread", wall, used)
+	}
+}
+
+// A short burn pays what it was asked for, not a chunk more: the chunks
+// are cut to what remains. The overshoot is thread CPU time, which a busy
+// machine does not stretch; the median of 21 leaves out a burn that took an
+// interrupt.
+func TestBurnCPUShortOvershoot(t *testing.T) {
+	t.Parallel()
+	for _, d := range []time.Duration{5 * time.Microsecond, 200 * time.Microsecond, 2 * time.Millisecond} {
+		over := make([]time.Duration, 21)
+		for i := range over {
+			used, err := workload.BurnCPU(context.Background(), d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if used < d {
+				t.Fatalf("BurnCPU(%v) used %v; want at least %v", d, used, d)
+			}
+			over[i] = used - d
+		}
+		slices.Sort(over)
+		if m := over[len(over)/2]; m > 5*time.Microsecond {
+			t.Errorf("BurnCPU(%v): median overshoot %v of thread CPU; want under 5µs (a chunk is ~20µs)", d, m)
+		}
 	}
 }
 
