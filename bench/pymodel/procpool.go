@@ -113,7 +113,7 @@ func workerCommand(override []string, mode string) (*exec.Cmd, error) {
 		cmd = exec.Command(exe, "-test.run=^$")
 	}
 	cmd.Env = append(os.Environ(), workerEnv+"="+mode)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = workerAttr()
 	return cmd, nil
 }
 
@@ -243,10 +243,16 @@ func (p *ProcessPool) RunTraced(ctx context.Context, s Step, rec *trace.Recorder
 	}
 	if rec != nil {
 		t0 = rec.Span(req, worker, ProcessPoolLane+" wait", trace.ExecutorWait, t0)
-		defer rec.Span(req, worker, w.lane, trace.Pool, t0)
 	}
 	p.tasks.Add(1)
 	res, stepErr, err := p.exchange(ctx, w, s)
+	if rec != nil {
+		// Ended before the worker goes back to the idle ones: the next
+		// run's span on it starts after this one's, so that a lane's
+		// spans never overlap (on a busy machine a deferred end came
+		// after the next run had begun).
+		rec.Span(req, worker, w.lane, trace.Pool, t0)
+	}
 	if err == nil {
 		p.idle <- w
 		return res, stepErr

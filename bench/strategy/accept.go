@@ -280,7 +280,7 @@ func (a *acceptor) accept(block bool) (net.Conn, error) {
 	var nfd int
 	var aerr error
 	if err := a.raw.Control(func(fd uintptr) {
-		nfd, _, aerr = syscall.Accept4(int(fd), syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC)
+		nfd, aerr = acceptNonblock(int(fd))
 	}); err != nil {
 		<-a.slots
 		return nil, err
