@@ -3,8 +3,14 @@
 # then runs the Go tests and every integration suite in scripts/test.d.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each stage says how long it took (CI's budget is 25 minutes).
+t0=$(date +%s)
+stage_t=$t0
+took() { local now; now=$(date +%s); echo "   ($1: $((now - stage_t)) s; $((now - t0)) s in all)"; stage_t=$now; }
 bash scripts/setup.sh
+took setup
 bash scripts/services.sh start
+took services
 # shellcheck disable=SC1091
 source .services.env
 export PATH="$(pwd)/bin:$PATH"
@@ -22,18 +28,22 @@ go vet ./...
 # macOS too (people study concurrency on their laptops): it must build and vet,
 # though nothing here runs it.
 GOOS=darwin GOARCH=arm64 go vet ./...
+took "gofmt / go vet"
 
 echo "== notebooks: nbformat 4.5, no outputs, code cells gofmt-clean"
 bash scripts/check-notebooks.sh
+took notebooks
 
 echo "== go test"
 # -p 1: packages one at a time, so timing tests (waves, CPU speed-ups) do not compete
 # with each other for the 2 cores.
 go test -p 1 -count=1 -timeout 15m ./...
+took "go test"
 
 for suite in scripts/test.d/*.sh; do
   [ -e "$suite" ] || continue
   echo "== $suite"
   bash "$suite"
+  took "$suite"
 done
 echo "== all tests passed"

@@ -3,7 +3,6 @@ package pymodel_test
 import (
 	"context"
 	"errors"
-	"math"
 	"slices"
 	"sync"
 	"testing"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/trace"
-	"github.com/conclab/conclab/internal/speedup"
 )
 
 // wait is the scaled-down 1 s wait of the sources (never below 100 ms).
@@ -56,8 +54,7 @@ func burst(t *testing.T, rt *pymodel.Runtime, n int, h pymodel.Handler) time.Dur
 	return time.Since(start)
 }
 
-// within checks that measure() takes waves waits ±10 %. The machine is
-// shared, so a run delayed past the tolerance is measured once more.
+// sleepStep is a wait made with call.
 func sleepStep(call pymodel.Call) pymodel.Step {
 	s := pymodel.Sleep(wait)
 	s.Call = call
@@ -127,46 +124,113 @@ func TestAsyncBlockWarnsAndMeasuresLoop(t *testing.T) {
 	}
 }
 
-// CPU-bound work under the GIL: N threads take as long as serial; without
-// the GIL (free-threaded) they run in parallel on the machine's cores.
+// CPU-bound work under the GIL, read from the trace: exact facts that hold
+// whatever else the machine runs. Under the GIL the n threads take turns —
+// one holder at a time, every request waits for it, the CPU runs never
+// overlap — so the batch takes at least the work. Free-threaded, the n
+// burns run at once and no GIL is taken. A step that releases the GIL
+// (BurnNoGIL) runs n at once while the GIL still has one holder at a time.
+// Not parallel: its burns would load the package's other tests.
 func TestGILSerialisesCPU(t *testing.T) {
-	var sp speedup.Check
 	const n = 4
-	step := pymodel.Burn(100 * time.Millisecond)
-	h := pymodel.Handler{Steps: []pymodel.Step{step}}
+	const burn = 100 * time.Millisecond
+	// run bursts n requests of step at a WSGI runtime of n threads and
+	// returns its trace and the burst's time.
+	run := func(t *testing.T, cfg pymodel.Config, step pymodel.Step) (*pymodel.Runtime, []trace.Event, time.Duration) {
+		t.Helper()
+		rec := trace.NewRecorder(0)
+		cfg.Mode, cfg.Threads, cfg.Trace = pymodel.WSGI, n, rec
+		rt := startRuntime(t, cfg)
+		d := burst(t, rt, n, pymodel.Handler{Steps: []pymodel.Step{step}})
+		return rt, rec.Snapshot().Events, d
+	}
+	// ranFully checks that each of the n requests traced its step's runs
+	// of phase p, and that they add up to the burn: a run's wall time is at
+	// least the thread CPU time it burnt (5 % for what the hand-offs
+	// between runs cost, and do not trace).
+	ranFully := func(t *testing.T, evs []trace.Event, p trace.Phase) {
+		t.Helper()
+		got := spanTotals(evs, p)
+		if len(got) != n {
+			t.Errorf("%s runs of %d requests traced; want %d", p, len(got), n)
+		}
+		for req, d := range got {
+			if d < burn*95/100 {
+				t.Errorf("request %d: %s runs add up to %v; want ≥ %v (the burn)", req, p, d, burn)
+			}
+		}
+	}
 
-	serialRT := startRuntime(t, pymodel.Config{Mode: pymodel.WSGI, Threads: 1})
-	gilRT := startRuntime(t, pymodel.Config{Mode: pymodel.WSGI, Threads: n})
-	// The machine is shared: take the least-disturbed of three interleaved
-	// rounds of each.
-	serial, threaded := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
-	for round := 0; round < 3; round++ {
-		serial = min(serial, burst(t, serialRT, n, h))
-		threaded = min(threaded, burst(t, gilRT, n, h))
+	t.Run("GIL", func(t *testing.T) {
+		rt, evs, d := run(t, pymodel.Config{}, pymodel.Burn(burn))
+		if got := trace.MaxOverlap(evs, trace.GIL); got != 1 {
+			t.Errorf("threads holding the GIL at once = %d; want 1", got)
+		}
+		if got := trace.MaxOverlap(evs, trace.CPU); got != 1 {
+			t.Errorf("CPU runs at once = %d; want 1 (each holds the GIL)", got)
+		}
+		ranFully(t, evs, trace.CPU)
+		if got := len(spanTotals(evs, trace.GIL)); got != n {
+			t.Errorf("requests that held the GIL = %d; want %d", got, n)
+		}
+		if got := len(spanTotals(evs, trace.GILWait)); got != n {
+			t.Errorf("requests that waited for the GIL = %d; want %d (the holder hands it over every switch interval)", got, n)
+		}
+		if gs := rt.GIL().Stats(); gs.Handoffs == 0 {
+			t.Errorf("GIL stats %+v: want forced hand-offs", gs)
+		}
+		// The runs never overlap and add up to the work, so the burst
+		// cannot take less: a lower bound any load keeps.
+		if work := time.Duration(n) * burn * 95 / 100; d < work {
+			t.Errorf("burst took %v; %d serialised burns of %v take at least %v", d, n, burn, work)
+		}
+	})
+
+	t.Run("free-threaded", func(t *testing.T) {
+		_, evs, _ := run(t, pymodel.Config{FreeThreaded: true}, pymodel.Burn(burn))
+		if got := len(trace.Filter(evs, trace.GIL)) + len(trace.Filter(evs, trace.GILWait)); got != 0 {
+			t.Errorf("%d GIL and GIL-wait intervals; want none without a GIL", got)
+		}
+		if got := len(trace.Filter(evs, trace.CPU)); got != n {
+			t.Errorf("CPU runs = %d; want %d, one a step (no hand-offs)", got, n)
+		}
+		// Every request starts its burn long before the first one has
+		// burnt 100 ms of CPU, on any machine: the burns overlap.
+		if got := trace.MaxOverlap(evs, trace.CPU); got != n {
+			t.Errorf("CPU runs at once = %d; want %d", got, n)
+		}
+		ranFully(t, evs, trace.CPU)
+	})
+
+	t.Run("GIL-releasing step", func(t *testing.T) {
+		_, evs, _ := run(t, pymodel.Config{}, pymodel.BurnNoGIL(burn))
+		if got := trace.MaxOverlap(evs, trace.GIL); got != 1 {
+			t.Errorf("threads holding the GIL at once = %d; want 1", got)
+		}
+		if got := len(spanTotals(evs, trace.GIL)); got != n {
+			t.Errorf("requests that held the GIL = %d; want %d (before and after the step)", got, n)
+		}
+		if got := len(trace.Filter(evs, trace.CPU)); got != 0 {
+			t.Errorf("%d CPU runs holding the GIL; want none", got)
+		}
+		if got := len(trace.Filter(evs, trace.CPUNoGIL)); got != n {
+			t.Errorf("GIL-released runs = %d; want %d, one a step", got, n)
+		}
+		if got := trace.MaxOverlap(evs, trace.CPUNoGIL); got != n {
+			t.Errorf("GIL-released runs at once = %d; want %d", got, n)
+		}
+		ranFully(t, evs, trace.CPUNoGIL)
+	})
+}
+
+// spanTotals adds up the intervals of phase p by request: a CPU step under
+// the GIL is traced as runs split where the GIL changed hands.
+func spanTotals(evs []trace.Event, p trace.Phase) map[int64]time.Duration {
+	out := map[int64]time.Duration{}
+	for _, e := range trace.Filter(evs, p) {
+		out[e.Request] += e.Duration()
 	}
-	// Under the GIL the threads cannot overlap: the batch takes at least
-	// the CPU time of the work, as serial does, and is no slower than
-	// serial. (On a loaded machine serial can be slower still: the OS
-	// favours threads that keep waking, so compare with the work, too.)
-	work := time.Duration(n) * 100 * time.Millisecond
-	if threaded < work*95/100 || float64(threaded) > 1.3*float64(serial) {
-		t.Errorf("GIL: %d threads took %v, serial %v; want ≥ %v (the work) and ≤ 1.3x serial", n, threaded, serial, work)
-	}
-	gs := gilRT.GIL().Stats()
-	if gs.Handoffs == 0 || gs.Wait == 0 {
-		t.Errorf("GIL stats %+v: want forced hand-offs and waiting", gs)
-	}
-	freeRT := startRuntime(t, pymodel.Config{Mode: pymodel.WSGI, Threads: n, FreeThreaded: true})
-	nogilRT := startRuntime(t, pymodel.Config{Mode: pymodel.WSGI, Threads: n})
-	sp.Expect(t, "free-threaded", 1.5,
-		func() time.Duration { return burst(t, serialRT, n, h) },
-		func() time.Duration { return burst(t, freeRT, n, h) })
-	sp.Expect(t, "GIL-releasing step", 1.5,
-		func() time.Duration { return burst(t, serialRT, n, h) },
-		func() time.Duration {
-			return burst(t, nogilRT, n, pymodel.Handler{Steps: []pymodel.Step{pymodel.BurnNoGIL(100 * time.Millisecond)}})
-		})
-	sp.SkipIfOverloaded(t)
+	return out
 }
 
 func TestCPUOnLoopIsMeasured(t *testing.T) {

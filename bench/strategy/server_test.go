@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"os"
 	"runtime"
@@ -17,7 +16,7 @@ import (
 
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
-	"github.com/conclab/conclab/internal/speedup"
+	"github.com/conclab/conclab/bench/trace"
 )
 
 const wait = 200 * time.Millisecond // the sources' 1 s, scaled (≥ 100 ms)
@@ -116,49 +115,130 @@ func TestHealthDuringBlockedLoop(t *testing.T) {
 	}
 }
 
-// CPU-bound work: threads under the GIL take as long as serial; two
-// worker processes, free threading and goroutines run about 2x faster on 2
-// cores. The machine is shared: see expectSpeedup.
+// CPU-bound work over HTTP, read from the servers' traces: exact facts that
+// hold whatever else the machine runs. The threads of one worker take turns
+// under its GIL, so the burst takes at least the work; two worker processes
+// each have their own GIL, so one step of each runs at once; free threading
+// and goroutines run all n steps at once. Not parallel: its burns would
+// load the package's other tests.
 func TestCPUParallelism(t *testing.T) {
-	var sp speedup.Check
-	if runtime.NumCPU() < 2 {
-		t.Skip("needs 2 CPUs")
-	}
 	const n = 4
-	w := pymodel.Workload{Steps: []pymodel.Step{pymodel.Burn(100 * time.Millisecond)}}
-	serial := start(t, strategy.Gunicorn{Name: "1w x 1t", Threads: 1}, w)
-	threads := start(t, preset(t, "flask 1w x 10t"), w)
-	// Two workers in turn: real gunicorn's greedy accept may hand the
-	// whole burst to one of them (TestPreforkAcceptSplit); this is about
-	// what two processes can run at once.
-	twoW := start(t, strategy.Gunicorn{Name: "gunicorn 2w x 5t", Workers: 2, Threads: 5, Accept: strategy.AcceptBalanced}, w)
-	free := start(t, preset(t, "free-threaded 1w x 10t"), w)
-	gor := start(t, preset(t, "goroutines"), w)
-	// The machine is shared: take the least-disturbed of three interleaved
-	// rounds of each.
-	s, th := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
-	for round := 0; round < 3; round++ {
-		s = min(s, burst(t, serial.URL(), n))
-		th = min(th, burst(t, threads.URL(), n))
+	const burn = 100 * time.Millisecond
+	w := pymodel.Workload{Steps: []pymodel.Step{pymodel.Burn(burn)}}
+	// run bursts n requests at a traced server of s and returns its
+	// trace, its stats and the burst's time.
+	run := func(t *testing.T, s strategy.Strategy) ([]trace.Event, strategy.Stats, time.Duration) {
+		t.Helper()
+		srv := startTraced(t, s, w)
+		d := burst(t, srv.URL(), n)
+		return snapshot(t, srv).Events, srv.Stats(), d
 	}
-	// Under the GIL the threads cannot overlap: at least the work's CPU
-	// time, and no slower than serial.
-	work := time.Duration(n) * 100 * time.Millisecond
-	if th < work*95/100 || float64(th) > 1.3*float64(s) {
-		t.Errorf("GIL: %d threads %v, serial %v; want ≥ %v (the work) and ≤ 1.3x serial", n, th, s, work)
+	// ranFully checks that each of the n requests traced its CPU runs and
+	// that they add up to the burn: a run's wall time is at least the
+	// thread CPU time it burnt (5 % for what the hand-offs between runs
+	// cost, and do not trace).
+	ranFully := func(t *testing.T, evs []trace.Event) {
+		t.Helper()
+		got := map[int64]time.Duration{}
+		for _, e := range trace.Filter(evs, trace.CPU) {
+			got[e.Request] += e.Duration()
+		}
+		if len(got) != n {
+			t.Errorf("CPU runs of %d requests traced; want %d", len(got), n)
+		}
+		for req, d := range got {
+			if d < burn*95/100 {
+				t.Errorf("request %d: CPU runs add up to %v; want ≥ %v (the burn)", req, d, burn)
+			}
+		}
 	}
-	if st := threads.Stats(); st.GILWait == 0 || st.Handoffs == 0 {
-		t.Errorf("threads under the GIL: stats %+v; want GIL waits and hand-offs", st)
+	requests := func(evs []trace.Event, p trace.Phase) map[int64]bool {
+		out := map[int64]bool{}
+		for _, e := range trace.Filter(evs, p) {
+			if e.Request != 0 {
+				out[e.Request] = true
+			}
+		}
+		return out
 	}
-	for _, p := range []struct {
+
+	t.Run("GIL threads", func(t *testing.T) {
+		evs, st, d := run(t, preset(t, "flask 1w x 10t"))
+		if got := trace.MaxOverlap(evs, trace.GIL); got != 1 {
+			t.Errorf("threads holding the GIL at once = %d; want 1", got)
+		}
+		if got := trace.MaxOverlap(evs, trace.CPU); got != 1 {
+			t.Errorf("CPU runs at once = %d; want 1 (each holds the GIL)", got)
+		}
+		ranFully(t, evs)
+		if got := len(requests(evs, trace.GILWait)); got != n {
+			t.Errorf("requests that waited for the GIL = %d; want %d (the holder hands it over every switch interval)", got, n)
+		}
+		if st.Handoffs == 0 {
+			t.Errorf("stats %+v; want forced GIL hand-offs", st)
+		}
+		// The runs never overlap and add up to the work, so the burst
+		// cannot take less: a lower bound any load keeps.
+		if work := time.Duration(n) * burn * 95 / 100; d < work {
+			t.Errorf("burst took %v; %d serialised burns of %v take at least %v", d, n, burn, work)
+		}
+	})
+
+	t.Run("gunicorn 2w x 5t", func(t *testing.T) {
+		// Balanced: real gunicorn's greedy accept may hand the whole
+		// burst to one worker (TestPreforkAcceptSplit); this is about
+		// what two processes can run at once.
+		evs, _, _ := run(t, strategy.Gunicorn{Name: "gunicorn 2w x 5t", Workers: 2, Threads: 5, Accept: strategy.AcceptBalanced})
+		if got := trace.MaxOverlapPerWorker(evs, trace.GIL); got != 1 {
+			t.Errorf("threads of one process holding its GIL at once = %d; want 1", got)
+		}
+		if got := trace.MaxOverlapPerWorker(evs, trace.CPU); got != 1 {
+			t.Errorf("CPU runs at once in one process = %d; want 1", got)
+		}
+		// Each worker burns two requests' 100 ms in turns; the other's
+		// start long before it is done, on any machine.
+		if got := trace.MaxOverlap(evs, trace.GIL); got != 2 {
+			t.Errorf("GIL holders at once across the workers = %d; want 2, one a process", got)
+		}
+		if got := trace.MaxOverlap(evs, trace.CPU); got != 2 {
+			t.Errorf("CPU runs at once across the workers = %d; want 2", got)
+		}
+		ranFully(t, evs)
+		per := map[int]map[int64]bool{}
+		for _, e := range trace.Filter(evs, trace.CPU) {
+			if per[e.Worker] == nil {
+				per[e.Worker] = map[int64]bool{}
+			}
+			per[e.Worker][e.Request] = true
+		}
+		if len(per) != 2 || len(per[1]) != n/2 || len(per[2]) != n/2 {
+			t.Errorf("requests burnt by worker = %v; want %d in each of workers 1 and 2 (balanced accept)", per, n/2)
+		}
+	})
+
+	for _, c := range []struct {
 		name string
-		srv  strategy.Server
-	}{{"gunicorn 2w x 5t", twoW}, {"free-threaded", free}, {"goroutines", gor}} {
-		sp.Expect(t, p.name, 1.5,
-			func() time.Duration { return burst(t, serial.URL(), n) },
-			func() time.Duration { return burst(t, p.srv.URL(), n) })
+		s    strategy.Strategy
+	}{
+		{"free-threaded", preset(t, "free-threaded 1w x 10t")},
+		{"goroutines", preset(t, "goroutines")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			evs, _, _ := run(t, c.s)
+			if got := len(trace.Filter(evs, trace.GIL)) + len(trace.Filter(evs, trace.GILWait)); got != 0 {
+				t.Errorf("%d GIL and GIL-wait intervals; want none without a GIL", got)
+			}
+			if got := len(trace.Filter(evs, trace.CPU)); got != n {
+				t.Errorf("CPU runs = %d; want %d, one a step (no hand-offs)", got, n)
+			}
+			// Every request starts its burn long before the first one has
+			// burnt 100 ms of CPU, on any machine: the burns overlap.
+			if got := trace.MaxOverlap(evs, trace.CPU); got != n {
+				t.Errorf("CPU runs at once = %d; want %d", got, n)
+			}
+			ranFully(t, evs)
+		})
 	}
-	sp.SkipIfOverloaded(t)
 }
 
 func TestBadInput(t *testing.T) {
