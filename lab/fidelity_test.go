@@ -10,9 +10,11 @@ package lab_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -147,10 +149,14 @@ func TestFidelity000Upload(t *testing.T) {
 // one-worker row is the median of 3 runs, as in the notebook. A two-worker
 // row's elapsed is a draw: how a burst splits over the workers, real or
 // modelled, comes out anywhere from 5/5 to 10/0 (MeasureSplit), and its
-// elapsed with it, from half the one-worker row's to all of it. A median of
-// three such draws lands on a 10/0 about one time in six on either side
-// alone, so the two-worker rows compare medians of 9 runs each: the typical
-// split, which is what the model is to reproduce.
+// elapsed with it, from half the one-worker row's to all of it. Real
+// FastAPI 2w's draws are bimodal: on this machine a fresh server gave one
+// worker 9 or all 10 of the burst 3 times in 8 and 6/4 or 7/3 otherwise,
+// so the median of nine runs lands on either mode (1.47 s, its one-worker
+// row's time, in one run; 1.0 s in others). The two-worker rows compare
+// the mean of 9 runs each instead — the expected elapsed over the split's
+// draws, which one lopsided draw moves by a ninth of its difference —
+// which is what the model is to reproduce.
 func TestFidelity003CPU(t *testing.T) {
 	// One calibration of the sum for both experiments.
 	cal, err := cpython.CalibrateSum(context.Background(), "", 3_000_000)
@@ -168,8 +174,58 @@ func TestFidelity003CPU(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		within(t, e, cpython.CPUTolerance, "elapsed_s")
+		if rows.repeat < 9 {
+			within(t, e, cpython.CPUTolerance, "elapsed_s")
+			continue
+		}
+		res, err := bench.Run(context.Background(), e)
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name, err)
+		}
+		means, err := meanElapsed(e, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: each run's elapsed_s, and their mean\n%v", e.Name, means)
+		agreeing(t, e.Name+", mean of 9 runs", means, cpython.CPUTolerance, "elapsed_s")
 	}
+}
+
+// meanElapsed is a summary of res with each strategy's elapsed_s the mean
+// over its runs (res.Loads: a strategy's repeats together, in e's order),
+// and each run's elapsed logged beside it as the runs' list.
+func meanElapsed(e bench.Experiment, res *bench.Result) (*frame.Frame, error) {
+	repeats := max(e.Repeat, 1)
+	if len(res.Loads) != len(e.Strategies)*repeats {
+		return nil, fmt.Errorf("%s: %d runs for %d strategies x %d", e.Name, len(res.Loads), len(e.Strategies), repeats)
+	}
+	out := frame.New(e.Name)
+	for _, c := range []string{"strategy", "runs"} {
+		if err := out.AddColumn(c, frame.Label); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range []string{"elapsed_s", "count", "cpu_s", "rps"} {
+		if err := out.AddColumn(c, frame.Number); err != nil {
+			return nil, err
+		}
+	}
+	for k, s := range e.Strategies {
+		var sum float64
+		var runs []string
+		for _, l := range res.Loads[k*repeats : (k+1)*repeats] {
+			el := l.Summary().Float("elapsed_s", 0)
+			sum += el
+			runs = append(runs, fmt.Sprintf("%.2f", el))
+		}
+		label := s.Label()
+		if err := out.Append(frame.Row{"strategy": label, "runs": strings.Join(runs, " "),
+			"elapsed_s": sum / float64(repeats), "count": res.Value(label, "count"),
+			"cpu_s": res.Value(label, "cpu_s"), "rps": res.Value(label, "rps")}); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // byAvg lists source 000's strategies from the fastest mean latency to the

@@ -508,7 +508,7 @@ func (c *Calibration) Frame() *frame.Frame {
 	if c.Hash.CPU > 0 {
 		measured(c.Hash, fmt.Sprintf("hashlib.sha256 of the %d-byte upload (not in source 000)", c.ImageBytes))
 	}
-	add("sum of squares", c.SumSquares, 1, fmt.Sprintf("sum(x**2 for x in list(range(%d))), alone; in 10 threads at once (median round) %.0f ms a call, %.0f ms of CPU (charged)",
+	add("sum of squares", c.SumSquares, 1, fmt.Sprintf("sum(x**2 for x in list(range(%d))), alone; in 10 threads at once (a fresh interpreter a round, median round) %.0f ms a call, %.0f ms of CPU (charged)",
 		c.SumSquaresN, ms(c.SumSquaresThreaded), ms(c.SumSquaresBurst)))
 	add("insert", c.Insert, 0, "one committed INSERT, "+c.DBKind)
 	c.Framework.rows(add)

@@ -287,6 +287,21 @@ async function flows(page, name) {
   });
   const cursor = await page.evaluate(() => window.conclabLab.shell.currentWidget.content.activeCell.editor.getCursorPosition());
   if (cursor.column !== "bench.Run".length) fail(`tooltip: the cursor is at ${JSON.stringify(cursor)}, not after "bench.Run"`);
+  // Shift-Tab opens the tooltip only where its key binding's selector
+  // matches: edit mode, no selection, the cursor past leading whitespace
+  // and no completer open. The editor updates those classes as its
+  // selection and the completer change (the completer's after the Escape
+  // above, and the whitespace class after the cursor moved from the
+  // start), so wait for them as a person waits for the popup to close.
+  const ready = '.jp-Notebook.jp-mod-editMode .jp-InputArea-editor:not(.jp-mod-has-primary-selection):not(.jp-mod-in-leading-whitespace):not(.jp-mod-completer-active)';
+  const bound = await page.waitForFunction((sel) => {
+    const c = window.conclabLab.shell.currentWidget.content.activeCell;
+    return c.editorWidget.node.matches(sel);
+  }, ready, { timeout: 5000 }).then(() => true, () => false);
+  if (!bound) {
+    const cls = await page.evaluate(() => window.conclabLab.shell.currentWidget.content.activeCell.editorWidget.node.className);
+    fail(`tooltip: the editor never matched Shift-Tab's selector (its classes: ${cls})`);
+  }
   await page.keyboard.press("Shift+Tab");
   const tip = await page.waitForSelector(".jp-Tooltip", { timeout: 15000 }).then((e) => e.textContent(), () => "");
   (/Run/.test(tip) ? pass : fail)(`tooltip on Shift-Tab: ${JSON.stringify(tip.slice(0, 80))}`);

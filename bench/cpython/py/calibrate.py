@@ -17,7 +17,9 @@ prints them as one JSON object (used by bench/cpython.Calibrate):
           time per image. Memory a conversion maps afresh (page faults, the
           allocator's arenas) makes it cost more the more run at once.
   sumsq   source 003's sum(x**2 for x in list(range(n))), median CPU time
-          alone, and per call in ten threads at once (median of --repeat rounds)
+          alone, and per call in ten threads at once, each round of ten in a
+          fresh interpreter, as a fresh server's first burst (median of
+          --repeat rounds)
   insert  one committed INSERT (PyMySQL when CONCLAB_DB_HOST is set, else
           sqlite3), median of --inserts runs, into a scratch table dropped after
 
@@ -225,6 +227,31 @@ def crowd_child(image_path, n, rounds, out_dir):
     return {"n": n, "rounds": rounds, "cpu_seconds": cpu / (n * rounds), "wall_seconds": wall}
 
 
+def sumsq_child(n):
+    """In this (fresh) interpreter, ten threads compute sum_of_squares(n)
+    at once: the wall and process CPU time per call."""
+    threads = [threading.Thread(target=sum_of_squares, args=(n,)) for _ in range(10)]
+    t0, c0 = time.perf_counter(), time.process_time()
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    return {"wall_seconds": (time.perf_counter() - t0) / len(threads),
+            "cpu_seconds": (time.process_time() - c0) / len(threads)}
+
+
+def measure_sumsq_threaded(n, rounds, image_path):
+    """sumsq_child rounds times, each in a fresh interpreter."""
+    out = []
+    for _ in range(max(1, rounds)):
+        p = subprocess.run([sys.executable, os.path.abspath(__file__), "--sumsq-child", str(n), "--image", image_path],
+                           capture_output=True, text=True, timeout=600)
+        if p.returncode != 0:
+            raise RuntimeError("ten sums of squares at once: %s" % p.stderr[-300:])
+        out.append(json.loads(p.stdout.strip().splitlines()[-1]))
+    return out
+
+
 def measure_crowd(image_path, ns, rounds, out_dir):
     """crowd_child for each n, each in a fresh interpreter."""
     out = []
@@ -272,11 +299,15 @@ def main():
     p.add_argument("--crowd", default="1,6,20")
     p.add_argument("--crowd-rounds", type=int, default=2)
     p.add_argument("--crowd-child", type=int, default=0)
+    p.add_argument("--sumsq-child", type=int, default=0)
     a = p.parse_args()
     if a.crowd_rounds < 1:
         p.error("--crowd-rounds: want at least 1, got %d" % a.crowd_rounds)
     if a.crowd_child > 0:
         print(json.dumps(crowd_child(a.image, a.crowd_child, a.crowd_rounds, a.out_dir)))
+        return
+    if a.sumsq_child > 0:
+        print(json.dumps(sumsq_child(a.sumsq_child)))
         return
     crowd_ns = [int(x) for x in a.crowd.split(",") if x.strip()]
     if not crowd_ns or crowd_ns[0] != 1 or any(n < 1 for n in crowd_ns) or crowd_ns != sorted(set(crowd_ns)):
@@ -298,26 +329,25 @@ def main():
     del steps
 
     med, wall, runs = median_cpu(lambda: sum_of_squares(a.n), a.repeat)
-    # The same work in 10 threads of this process at once (source 003's 10
-    # requests on one worker): wall time per call. Above the CPU time alone
-    # is the GIL's hand-off cost between threads on this machine now.
-    # The process's CPU time per call then is what a call costs when ten
-    # lists are alive at once (fresh memory each, page faults and all), as in
-    # source 003, rather than one after another on a warm heap.
-    # A round of ten costs 0.32 s a call one time in eight here and 0.43 s
-    # the others (3,000,000; memory placement, the neighbours): the median of
-    # --repeat rounds, so one odd round does not set the cost.
-    rounds = []
-    for _ in range(max(1, a.repeat)):
-        threads = [threading.Thread(target=sum_of_squares, args=(a.n,)) for _ in range(10)]
-        t0, c0 = time.perf_counter(), time.process_time()
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join()
-        rounds.append(((time.perf_counter() - t0) / len(threads), (time.process_time() - c0) / len(threads)))
-    threaded = statistics.median(w for w, _ in rounds)
-    threaded_cpu = statistics.median(c for _, c in rounds)
+    # The same work in 10 threads at once (source 003's 10 requests on one
+    # worker): wall time per call. Above the CPU time alone is the GIL's
+    # hand-off cost between threads on this machine now. The process's CPU
+    # time per call then is what a call costs when ten lists are alive at
+    # once (fresh memory each, page faults and all), as in source 003,
+    # rather than one after another on a warm heap. Each round runs in a
+    # fresh interpreter, as the real comparison's fresh worker serves its
+    # first burst, rather than after other rounds in one process, which
+    # reuse their freed memory: with the rounds in one process the model's
+    # one-worker rows of source 003 spent 1.43 s of CPU on a burst of ten
+    # sums of 3,000,000 against the real workers' 1.57 s; with a fresh
+    # interpreter a round, 1.58-1.65 s against 1.64-1.78 s (two runs, the
+    # machine's speed moving between them). A round of ten costs 0.32 s a call one time
+    # in eight on another machine and 0.43 s the others (memory placement,
+    # the neighbours): the median of --repeat rounds, so one odd round does
+    # not set the cost.
+    rounds = measure_sumsq_threaded(a.n, a.repeat, a.image)
+    threaded = statistics.median(r["wall_seconds"] for r in rounds)
+    threaded_cpu = statistics.median(r["cpu_seconds"] for r in rounds)
     out["sumsq"] = {"seconds": med, "wall_seconds": wall, "runs": runs, "n": a.n,
                     "threaded_seconds": threaded, "threaded_cpu_seconds": threaded_cpu}
 
