@@ -35,7 +35,7 @@ bash scripts/check-notebooks.sh
 took notebooks
 
 echo "== go test"
-# -p 1: packages one at a time, so timing tests (waves, CPU speed-ups) do not compete
+# -p 1: packages one at a time, so timing tests (waves, CPU traces) do not compete
 # with each other for the 2 cores.
 go test -p 1 -count=1 -timeout 15m ./...
 took "go test"

@@ -51,8 +51,8 @@ func checkAccept(label, accept string) error {
 const (
 	// acceptCost is the Python work of taking one connection, done holding
 	// the worker's GIL: gthread's accept, TConn and parser set-up and
-	// thread-pool submit (half on each of its two polls); asyncio's accept
-	// and task creation. Measured on a 2-core machine as the shortest gap
+	// thread-pool submit (half on each of its two polls); the balanced
+	// policy's accept, either server's. Measured on a 2-core machine as the shortest gap
 	// between two accepts of an idle real gthread worker draining a burst
 	// (perf's accept4 exits: 50-60 µs).
 	acceptCost = 50 * time.Microsecond
