@@ -150,7 +150,7 @@ func TestGILSerialisesCPU(t *testing.T) {
 	// between runs cost, and do not trace).
 	ranFully := func(t *testing.T, evs []trace.Event, p trace.Phase) {
 		t.Helper()
-		got := spanTotals(evs, p)
+		got := trace.PerRequest(evs, p)
 		if len(got) != n {
 			t.Errorf("%s runs of %d requests traced; want %d", p, len(got), n)
 		}
@@ -170,10 +170,10 @@ func TestGILSerialisesCPU(t *testing.T) {
 			t.Errorf("CPU runs at once = %d; want 1 (each holds the GIL)", got)
 		}
 		ranFully(t, evs, trace.CPU)
-		if got := len(spanTotals(evs, trace.GIL)); got != n {
+		if got := len(trace.PerRequest(evs, trace.GIL)); got != n {
 			t.Errorf("requests that held the GIL = %d; want %d", got, n)
 		}
-		if got := len(spanTotals(evs, trace.GILWait)); got != n {
+		if got := len(trace.PerRequest(evs, trace.GILWait)); got != n {
 			t.Errorf("requests that waited for the GIL = %d; want %d (the holder hands it over every switch interval)", got, n)
 		}
 		if gs := rt.GIL().Stats(); gs.Handoffs == 0 {
@@ -207,7 +207,7 @@ func TestGILSerialisesCPU(t *testing.T) {
 		if got := trace.MaxOverlap(evs, trace.GIL); got != 1 {
 			t.Errorf("threads holding the GIL at once = %d; want 1", got)
 		}
-		if got := len(spanTotals(evs, trace.GIL)); got != n {
+		if got := len(trace.PerRequest(evs, trace.GIL)); got != n {
 			t.Errorf("requests that held the GIL = %d; want %d (before and after the step)", got, n)
 		}
 		if got := len(trace.Filter(evs, trace.CPU)); got != 0 {
@@ -221,16 +221,6 @@ func TestGILSerialisesCPU(t *testing.T) {
 		}
 		ranFully(t, evs, trace.CPUNoGIL)
 	})
-}
-
-// spanTotals adds up the intervals of phase p by request: a CPU step under
-// the GIL is traced as runs split where the GIL changed hands.
-func spanTotals(evs []trace.Event, p trace.Phase) map[int64]time.Duration {
-	out := map[int64]time.Duration{}
-	for _, e := range trace.Filter(evs, p) {
-		out[e.Request] += e.Duration()
-	}
-	return out
 }
 
 func TestCPUOnLoopIsMeasured(t *testing.T) {

@@ -139,10 +139,7 @@ func TestCPUParallelism(t *testing.T) {
 	// cost, and do not trace).
 	ranFully := func(t *testing.T, evs []trace.Event) {
 		t.Helper()
-		got := map[int64]time.Duration{}
-		for _, e := range trace.Filter(evs, trace.CPU) {
-			got[e.Request] += e.Duration()
-		}
+		got := trace.PerRequest(evs, trace.CPU)
 		if len(got) != n {
 			t.Errorf("CPU runs of %d requests traced; want %d", len(got), n)
 		}

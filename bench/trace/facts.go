@@ -1,6 +1,9 @@
 package trace
 
-import "sort"
+import (
+	"sort"
+	"time"
+)
 
 // Filter returns the events of phase p (all phases if p is "").
 func Filter(evs []Event, p Phase) []Event {
@@ -8,6 +11,20 @@ func Filter(evs []Event, p Phase) []Event {
 	for _, e := range evs {
 		if p == "" || e.Phase == p {
 			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// PerRequest adds up the durations of the events of phase p by request:
+// a CPU step under the GIL is traced as runs split where the GIL changed
+// hands, and its request's total is the step's time. Requests with no
+// event of phase p are absent.
+func PerRequest(evs []Event, p Phase) map[int64]time.Duration {
+	out := map[int64]time.Duration{}
+	for _, e := range evs {
+		if e.Phase == p {
+			out[e.Request] += e.Duration()
 		}
 	}
 	return out

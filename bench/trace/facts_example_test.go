@@ -20,3 +20,17 @@ func ExampleWaves() {
 	// at once: 2
 	// waves: [2 2]
 }
+
+// One request's CPU step split into two runs where another thread took the
+// GIL in between: its total is the step's.
+func ExamplePerRequest() {
+	ms := int64(1_000_000)
+	evs := []trace.Event{
+		{Request: 1, Phase: trace.CPU, Start: 0, End: 5 * ms},
+		{Request: 2, Phase: trace.CPU, Start: 5 * ms, End: 10 * ms},
+		{Request: 1, Phase: trace.CPU, Start: 10 * ms, End: 13 * ms},
+	}
+	fmt.Println(trace.PerRequest(evs, trace.CPU))
+	// Output:
+	// map[1:8ms 2:5ms]
+}

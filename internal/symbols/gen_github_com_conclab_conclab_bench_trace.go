@@ -31,6 +31,7 @@ func init() {
 		"MaxOverlapPerWorker": reflect.ValueOf(trace.MaxOverlapPerWorker),
 		"Merge":               reflect.ValueOf(trace.Merge),
 		"NewRecorder":         reflect.ValueOf(trace.NewRecorder),
+		"PerRequest":          reflect.ValueOf(trace.PerRequest),
 		"Pool":                reflect.ValueOf(trace.Pool),
 		"Queue":               reflect.ValueOf(trace.Queue),
 		"Renumber":            reflect.ValueOf(trace.Renumber),
