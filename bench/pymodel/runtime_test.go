@@ -10,6 +10,7 @@ import (
 
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/trace"
+	"github.com/conclab/conclab/internal/tracecheck"
 )
 
 // wait is the scaled-down 1 s wait of the sources (never below 100 ms).
@@ -188,17 +189,8 @@ func TestGILSerialisesCPU(t *testing.T) {
 
 	t.Run("free-threaded", func(t *testing.T) {
 		_, evs, _ := run(t, pymodel.Config{FreeThreaded: true}, pymodel.Burn(burn))
-		if got := len(trace.Filter(evs, trace.GIL)) + len(trace.Filter(evs, trace.GILWait)); got != 0 {
-			t.Errorf("%d GIL and GIL-wait intervals; want none without a GIL", got)
-		}
-		if got := len(trace.Filter(evs, trace.CPU)); got != n {
-			t.Errorf("CPU runs = %d; want %d, one a step (no hand-offs)", got, n)
-		}
-		// Every request starts its burn long before the first one has
-		// burnt 100 ms of CPU, on any machine: the burns overlap.
-		if got := trace.MaxOverlap(evs, trace.CPU); got != n {
-			t.Errorf("CPU runs at once = %d; want %d", got, n)
-		}
+		tracecheck.NoGIL(t, evs)
+		tracecheck.AllAtOnce(t, evs, trace.CPU, n)
 		ranFully(t, evs, trace.CPU)
 	})
 
@@ -213,12 +205,7 @@ func TestGILSerialisesCPU(t *testing.T) {
 		if got := len(trace.Filter(evs, trace.CPU)); got != 0 {
 			t.Errorf("%d CPU runs holding the GIL; want none", got)
 		}
-		if got := len(trace.Filter(evs, trace.CPUNoGIL)); got != n {
-			t.Errorf("GIL-released runs = %d; want %d, one a step", got, n)
-		}
-		if got := trace.MaxOverlap(evs, trace.CPUNoGIL); got != n {
-			t.Errorf("GIL-released runs at once = %d; want %d", got, n)
-		}
+		tracecheck.AllAtOnce(t, evs, trace.CPUNoGIL, n)
 		ranFully(t, evs, trace.CPUNoGIL)
 	})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
 	"github.com/conclab/conclab/bench/trace"
+	"github.com/conclab/conclab/internal/tracecheck"
 )
 
 const wait = 200 * time.Millisecond // the sources' 1 s, scaled (≥ 100 ms)
@@ -222,17 +223,8 @@ func TestCPUParallelism(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			evs, _, _ := run(t, c.s)
-			if got := len(trace.Filter(evs, trace.GIL)) + len(trace.Filter(evs, trace.GILWait)); got != 0 {
-				t.Errorf("%d GIL and GIL-wait intervals; want none without a GIL", got)
-			}
-			if got := len(trace.Filter(evs, trace.CPU)); got != n {
-				t.Errorf("CPU runs = %d; want %d, one a step (no hand-offs)", got, n)
-			}
-			// Every request starts its burn long before the first one has
-			// burnt 100 ms of CPU, on any machine: the burns overlap.
-			if got := trace.MaxOverlap(evs, trace.CPU); got != n {
-				t.Errorf("CPU runs at once = %d; want %d", got, n)
-			}
+			tracecheck.NoGIL(t, evs)
+			tracecheck.AllAtOnce(t, evs, trace.CPU, n)
 			ranFully(t, evs)
 		})
 	}
