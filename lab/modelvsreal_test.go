@@ -151,7 +151,7 @@ func TestModelVsRealRefusesAndSkips(t *testing.T) {
 		t.Errorf("nil Agreement: %q, %v, %v", a.Line(), a.Err(), a.Disagreeing())
 	}
 	a, err = ModelVsRealOf(ctx, "t", func(context.Context) (*frame.Frame, error) {
-		return nil, &cpython.MissingError{Python: "p", Modules: []string{"aiohttp"}, Debian: []string{"python3-aiohttp"}}
+		return nil, &cpython.MissingError{Python: "p", Modules: []string{"aiohttp"}, Distributions: []string{"aiohttp"}}
 	}, 0.1, "elapsed_s")
 	if a != nil || err != nil {
 		t.Errorf("ModelVsRealOf unavailable: %v, %v; want nil, nil", a, err)

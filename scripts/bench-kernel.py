@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """Side-by-side start-to-ready and execute round trip: conclab vs ipykernel.
 
 Both kernels are driven the same way through jupyter_client in one run:
@@ -7,9 +6,9 @@ Both kernels are driven the same way through jupyter_client in one run:
   execute  = execute_request of a trivial cell ("1") until its execute_reply
              and the idle status on IOPub have both arrived, per cell.
 
-Usage: scripts/bench-kernel.py [--starts N] [--executes N] [--json FILE]
+Usage: .venv/bin/python scripts/bench-kernel.py [--starts N] [--executes N] [--json FILE]
 Needs the conclab kernelspec installed (JUPYTER_PATH may point at it) and
-python3-ipykernel. Run with /usr/bin/python3.
+ipykernel (both from the pinned .venv). Run with .venv/bin/python.
 """
 import argparse
 import json
@@ -90,7 +89,7 @@ def main():
     if missing:
         sys.exit("bench-kernel: no kernelspec named %s (found: %s). Install conclab's with "
                  "`bin/conclab install --user` (or --prefix DIR and JUPYTER_PATH=DIR/share/jupyter); "
-                 "python3's comes with Debian's python3-ipykernel."
+                 "python3's comes with ipykernel in the pinned .venv."
                  % (" or ".join(missing), ", ".join(sorted(have)) or "none"))
     res = [measure("conclab", args.starts, args.executes, "1"),
            measure("python3", args.starts, args.executes, "1")]

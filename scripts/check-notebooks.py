@@ -1,6 +1,5 @@
-#!/usr/bin/python3
 """Checks that notebooks are committed as their source should be: valid
-nbformat 4.5 (validated by nbformat, Debian's python3-nbformat), for the
+nbformat 4.5 (validated by nbformat, from the pinned .venv), for the
 conclab kernel, no outputs and no execution counts, every code cell
 gofmt-clean (internal/cellfmt: gofmt's rules for a cell's import block,
 statements and declarations), and the file laid out as Jupyter writes it

@@ -4,10 +4,11 @@
 # Jupyter's own layout. Fails naming the notebook and the cell.
 # Usage: scripts/check-notebooks.sh [--fix] [NOTEBOOK...]
 #   --fix  rewrite the notebooks in place: outputs cleared, cells formatted.
-# The checks are scripts/check-notebooks.py (Debian's nbformat, under
-# /usr/bin/python3) with the cell formatter internal/cellfmt.
+# The checks are scripts/check-notebooks.py (nbformat, from the pinned
+# .venv) with the cell formatter internal/cellfmt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+py=$(pwd)/.venv/bin/python # the pinned environment (scripts/setup.d/20-python.sh)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fix=()
@@ -15,4 +16,4 @@ if [ "${1:-}" = --fix ]; then fix=(--fix); shift; fi
 nbs=("$@")
 [ ${#nbs[@]} -gt 0 ] || nbs=(notebooks/*.ipynb)
 go build -o "$tmp/cellfmt" ./internal/cellfmt/cmd/cellfmt
-/usr/bin/python3 scripts/check-notebooks.py --cellfmt "$tmp/cellfmt" "${fix[@]}" "${nbs[@]}"
+"$py" scripts/check-notebooks.py --cellfmt "$tmp/cellfmt" "${fix[@]}" "${nbs[@]}"

@@ -5,22 +5,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(
-  # Jupyter, from Debian (runs under /usr/bin/python3)
-  jupyter-notebook jupyter-client jupyter-nbconvert python3-nbclient python3-nbformat
-  python3-ipykernel python3-jupyter-kernel-test
-  # Notebook 6 always asks for the widgets nbextension (a 404 and a console error without it)
-  python3-widgetsnbextension
-  # JupyterLab's server side (the front end is built from npm by setup.d/50-jupyterlab.sh)
-  python3-jupyter-server python3-jupyterlab-server
+  # the Python the pinned environment is made from (scripts/setup.d/20-python.sh:
+  # .venv from python/requirements.lock — Jupyter and the sources' stack come from PyPI)
+  python3.11 python3.11-venv
   # browser tests (procps: pgrep, to check no kernel outlives the JupyterLab test; curl: the
   # test scripts wait for servers with it)
   chromium procps curl
   # databases for the database workload
   mariadb-server postgresql
-  # the sources' Python stack, run beside the model
-  python3-fastapi python3-uvicorn python3-starlette python3-anyio python3-pil python3-aiohttp
-  python3-httpx python3-requests python3-multipart python3-flask gunicorn python3-pymysql
-  python3-aiomysql
   # peers for the load-generator comparison
   wrk hyperfine
 )

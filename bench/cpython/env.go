@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"sort"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/conclab/conclab/bench/frame"
+	"github.com/conclab/conclab/internal/pyenv"
 )
 
 // ErrUnavailable is matched (errors.Is) by every error that means "real
@@ -21,45 +21,48 @@ import (
 // it and skips the real-CPython part instead of failing.
 var ErrUnavailable = errors.New("cpython: real CPython is not available")
 
-// DebianPackages maps each Python module the apps import to the Debian
-// package that provides it.
-var DebianPackages = map[string]string{
-	"fastapi":   "python3-fastapi",
-	"uvicorn":   "python3-uvicorn",
-	"starlette": "python3-starlette",
-	"anyio":     "python3-anyio",
-	"PIL":       "python3-pil",
-	"aiohttp":   "python3-aiohttp",
-	"httpx":     "python3-httpx",
-	"requests":  "python3-requests",
-	"multipart": "python3-multipart",
-	"flask":     "python3-flask",
+// Distributions maps each Python module the apps import to the PyPI
+// distribution that provides it, pinned in python/requirements.lock.
+var Distributions = map[string]string{
+	"fastapi":   "fastapi",
+	"uvicorn":   "uvicorn",
+	"starlette": "starlette",
+	"anyio":     "anyio",
+	"PIL":       "pillow",
+	"aiohttp":   "aiohttp",
+	"httpx":     "httpx",
+	"requests":  "requests",
+	"multipart": "python-multipart",
+	"flask":     "flask",
 	"gunicorn":  "gunicorn",
-	"pymysql":   "python3-pymysql",
-	"aiomysql":  "python3-aiomysql",
+	"pymysql":   "pymysql",
+	"aiomysql":  "aiomysql",
 }
 
-// MissingError says which interpreter or modules are missing and which
-// Debian packages to install. It matches ErrUnavailable with errors.Is and
-// unwraps to the underlying cause, if any.
+// MissingError says which interpreter or modules are missing and how to get
+// them: conclab's pinned environment, made by scripts/setup.sh. It matches
+// ErrUnavailable with errors.Is and unwraps to the underlying cause, if any.
 type MissingError struct {
-	Python  string   // the interpreter tried
-	Modules []string // Python modules that failed to import; empty when Python itself is missing
-	Debian  []string // the Debian packages to install
-	Err     error    // the underlying cause (exec error), may be nil
+	Python        string   // the interpreter tried; empty when none was found
+	Modules       []string // Python modules that failed to import; empty when Python itself is missing
+	Distributions []string // the PyPI distributions that provide them (pinned in python/requirements.lock)
+	Err           error    // the underlying cause, may be nil
 }
 
 func (e *MissingError) Error() string {
 	var b strings.Builder
 	if len(e.Modules) == 0 {
-		fmt.Fprintf(&b, "cpython: no usable Python interpreter (%s)", e.Python)
+		b.WriteString("cpython: no usable Python interpreter")
+		if e.Python != "" {
+			fmt.Fprintf(&b, " (%s)", e.Python)
+		}
 		if e.Err != nil {
 			fmt.Fprintf(&b, ": %v", e.Err)
 		}
-	} else {
-		fmt.Fprintf(&b, "cpython: %s cannot import %s", e.Python, strings.Join(e.Modules, ", "))
+		return b.String()
 	}
-	fmt.Fprintf(&b, "; install with: apt-get install %s", strings.Join(e.Debian, " "))
+	fmt.Fprintf(&b, "cpython: %s cannot import %s (PyPI: %s); conclab's environment has them: run `%s`",
+		e.Python, strings.Join(e.Modules, ", "), strings.Join(e.Distributions, " "), pyenv.Setup)
 	return b.String()
 }
 
@@ -95,22 +98,19 @@ func (e *Env) Require(modules ...string) error {
 }
 
 func missing(python string, modules []string, err error) *MissingError {
-	deb := []string{"python3"}
-	if len(modules) > 0 {
-		deb = deb[:0]
-		seen := map[string]bool{}
-		for _, m := range modules {
-			p := DebianPackages[m]
-			if p == "" {
-				p = "python3-" + strings.ToLower(m)
-			}
-			if !seen[p] {
-				seen[p] = true
-				deb = append(deb, p)
-			}
+	var dists []string
+	seen := map[string]bool{}
+	for _, m := range modules {
+		p := Distributions[m]
+		if p == "" {
+			p = strings.ToLower(m)
+		}
+		if !seen[p] {
+			seen[p] = true
+			dists = append(dists, p)
 		}
 	}
-	return &MissingError{Python: python, Modules: modules, Debian: deb, Err: err}
+	return &MissingError{Python: python, Modules: modules, Distributions: dists, Err: err}
 }
 
 // PackageList is the found packages as "name version" joined by ", ",
@@ -146,7 +146,7 @@ func (e *Env) Describe(f *frame.Frame) *frame.Frame {
 func (e *Env) Frame() *frame.Frame {
 	f := frame.New("real CPython")
 	r := frame.Row{"python": e.Python, "version": e.Version, "implementation": e.Implementation, "cpus": e.CPUs}
-	for m := range DebianPackages {
+	for m := range Distributions {
 		r[m] = e.Packages[m]
 	}
 	f.MustAppend(r)
@@ -154,25 +154,14 @@ func (e *Env) Frame() *frame.Frame {
 }
 
 // ResolvePython returns the interpreter to use: explicit if not empty, else
-// $CONCLAB_PYTHON, else /usr/bin/python3 when it exists, else python3 on
-// PATH. It fails with a *MissingError when none is found.
+// $CONCLAB_PYTHON, else the python of conclab's pinned environment (.venv,
+// made by scripts/setup.sh; see internal/pyenv). It never falls back to
+// whichever python3 is first on PATH. It fails with a *MissingError when
+// none is found.
 func ResolvePython(explicit string) (string, error) {
-	cands := []string{explicit, os.Getenv("CONCLAB_PYTHON"), "/usr/bin/python3"}
-	for i, c := range cands {
-		if c == "" {
-			continue
-		}
-		p, err := exec.LookPath(c)
-		if err == nil {
-			return p, nil
-		}
-		if i < 2 { // an explicit choice that does not work is an error, not a fallback
-			return "", missing(c, nil, err)
-		}
-	}
-	p, err := exec.LookPath("python3")
+	p, err := pyenv.Find(explicit)
 	if err != nil {
-		return "", missing("python3", nil, err)
+		return "", missing(explicit, nil, err)
 	}
 	return p, nil
 }

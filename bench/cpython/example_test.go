@@ -180,19 +180,23 @@ func ExampleCalibration_WithImageCosts() {
 	// convert_image[burn=25ms:held=0.1 burn=12.5ms:nogil burn=50ms:nogil burn=12.5ms:held=0.5]:thread_executor
 }
 
-// A missing interpreter is a *MissingError that names the Debian packages
-// and matches ErrUnavailable, so a notebook can skip the real-CPython part.
+// A missing interpreter or module is a *MissingError that matches
+// ErrUnavailable, so a notebook can skip the real-CPython part; for a module
+// it names the PyPI distribution and how to make conclab's environment.
 func ExampleMissingError() {
 	_, err := cpython.Detect(context.Background(), "/nonexistent/python3")
 	var me *cpython.MissingError
-	fmt.Println(errors.Is(err, cpython.ErrUnavailable), errors.As(err, &me), me.Debian)
+	fmt.Println(errors.Is(err, cpython.ErrUnavailable), errors.As(err, &me))
+	env := &cpython.Env{Python: ".venv/bin/python", Packages: map[string]string{"fastapi": "0.163.2"}}
+	fmt.Println(env.Require("fastapi", "PIL"))
 	// Output:
-	// true true [python3]
+	// true true
+	// cpython: .venv/bin/python cannot import PIL (PyPI: pillow); conclab's environment has them: run `bash scripts/setup.sh`
 }
 
 // Running source 001's app on real CPython and its bench client against it.
-// (Not run as a test: it needs Debian's python3-fastapi, python3-uvicorn and
-// python3-httpx; the package's tests exercise it where they are installed.)
+// (Not run as a test: it needs conclab's Python environment with FastAPI,
+// uvicorn and httpx; the package's tests exercise it.)
 func ExampleServer() {
 	ctx := context.Background()
 	srv := cpython.NewServer(cpython.App001(time.Second), cpython.Options{})

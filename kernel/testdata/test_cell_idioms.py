@@ -4,7 +4,7 @@ run twice and out of order) and live displays (display.Open then
 Handle.Update publish display_data then update_display_data with the same
 display_id while the cell runs).
 
-Run with /usr/bin/python3 -m unittest -v test_cell_idioms (conclab
+Run with ../../.venv/bin/python -m unittest -v test_cell_idioms (conclab
 kernelspec on JUPYTER_PATH).
 """
 import datetime

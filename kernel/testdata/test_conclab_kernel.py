@@ -1,6 +1,6 @@
 """Jupyter's conformance suite (jupyter_kernel_test) against the conclab kernel.
 
-Run with /usr/bin/python3 -m unittest -v test_conclab_kernel, after
+Run with ../../.venv/bin/python -m unittest -v test_conclab_kernel, after
 `conclab install --prefix DIR` and with JUPYTER_PATH=DIR/share/jupyter.
 Every test method of the suite has a non-empty sample, so none is skipped.
 The samples import the packages they use, several of them the same ones

@@ -2,7 +2,7 @@
 conformance suite does not cover: interrupt by message and by SIGINT with
 state kept, output streamed while a cell runs, stdin input_request, restart.
 
-Run with /usr/bin/python3 -m unittest -v test_kernel_behaviour (conclab
+Run with ../../.venv/bin/python -m unittest -v test_kernel_behaviour (conclab
 kernelspec on JUPYTER_PATH).
 """
 import os

@@ -6,7 +6,7 @@ strategy, then at least one update_display_data with the same display_id,
 all before the cell's execute_reply, the last update's lines all marked
 done.
 
-Run with /usr/bin/python3 -m unittest -v test_progress_seed (conclab
+Run with ../../.venv/bin/python -m unittest -v test_progress_seed (conclab
 kernelspec on JUPYTER_PATH).
 """
 import json

@@ -4,7 +4,7 @@ argument form, comma-ok forms at the top level, a print flood with the
 kernel's memory bounded, `$ cmd` lines interrupted or shut down with no
 process left, and a Go fatal error reported with the cell that caused it.
 
-Run with /usr/bin/python3 -m unittest -v test_session_rerun (conclab
+Run with ../../.venv/bin/python -m unittest -v test_session_rerun (conclab
 kernelspec on JUPYTER_PATH).
 """
 import hashlib

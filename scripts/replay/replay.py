@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """Session replay: drives the real conclab kernel through jupyter_client the
 way people use a notebook, over every notebook given:
 

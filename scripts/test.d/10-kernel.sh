@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
-py=/usr/bin/python3
+py=$root/.venv/bin/python
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -71,7 +71,7 @@ export JUPYTER_RUNTIME_DIR="$tmp/runtime"
 for f in kernel.json logo-32x32.png logo-64x64.png; do
   test -s "$tmp/prefix/share/jupyter/kernels/conclab/$f" || { echo "FAIL: kernelspec lacks $f" >&2; exit 1; }
 done
-specs=$(jupyter kernelspec list 2>/dev/null)
+specs=$("$py" -m jupyter kernelspec list 2>/dev/null)
 grep -q "conclab" <<<"$specs" || { echo "FAIL: jupyter kernelspec list does not show conclab: $specs" >&2; exit 1; }
 echo "ok: jupyter kernelspec list shows conclab"
 
@@ -101,7 +101,7 @@ if grep -q 'skipped' "$tmp/progress.log"; then echo "FAIL: a live progress test 
 
 echo "-- notebook through nbconvert"
 mkdir -p "$tmp/nb"
-jupyter nbconvert --execute --allow-errors --to notebook --ExecutePreprocessor.timeout=120 \
+"$py" -m jupyter nbconvert --execute --allow-errors --to notebook --ExecutePreprocessor.timeout=120 \
   --output-dir "$tmp/nb" kernel/testdata/kernel_outputs.ipynb 2>&1 | grep -v -e 'frozen modules' -e 'Debugger warning' -e 'Debugging will proceed' -e 'Xfrozen_modules' || true
 $py kernel/testdata/check_notebook.py "$tmp/nb/kernel_outputs.ipynb"
 

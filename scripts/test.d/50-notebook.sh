@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Notebook runner integration: `conclab run` on the fixture notebooks, the
 # written .ipynb files validated (and compared byte for byte with what
-# Jupyter's own writer produces) by Debian's python3-nbformat, HTML reports
+# Jupyter's own writer produces) by nbformat (the pinned .venv), HTML reports
 # checked, bad input rejected with a non-zero exit and the input intact, and
 # fatal errors and timeouts failing only their cell (the real binary's child
 # process per notebook).
@@ -19,6 +19,7 @@
 # nbconvert pass, NOTEBOOK_SKIP_BROWSER=1 the browser checks.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+py=$(pwd)/.venv/bin/python # the pinned environment (scripts/setup.d/20-python.sh)
 CONCLAB=${CONCLAB:-conclab}
 command -v "$CONCLAB" >/dev/null || CONCLAB=bin/conclab
 tmp=$(mktemp -d)
@@ -48,7 +49,7 @@ browser_check() {
 # check prints its measured values before it panics) and its error; the
 # exception and the last lines of the log otherwise (kernel died, timeout).
 nbconvert_failure() {
-  /usr/bin/python3 - "$1" <<'PY'
+  "$py" - "$1" <<'PY'
 import ast, re, sys
 lines = open(sys.argv[1], encoding="utf-8", errors="replace").read().split("\n")
 tag = "[NbConvertApp] "
@@ -101,7 +102,7 @@ cmp -s "$tmp/in.ipynb" "$tmp/keep.ipynb" || fail "--inplace changed the input of
   || { cat "$tmp/run.log" >&2; fail "run --allow-errors failed"; }
 grep -q '\[7/7\] cell 9' "$tmp/run.log" || fail "no per-cell progress: $(cat "$tmp/run.log")"
 
-/usr/bin/python3 - "$tmp/out/in.ipynb" <<'PY'
+"$py" - "$tmp/out/in.ipynb" <<'PY'
 import sys, warnings
 import nbformat
 warnings.simplefilter("error")  # nbformat warns (and repairs) instead of failing on some problems
@@ -139,7 +140,7 @@ grep -q 'jupyter-python.ipynb: a python notebook' "$tmp/e3" || fail "python note
 # next notebook still runs; a `$ sleep` cell times out in about --timeout and
 # leaves no sleep behind.
 mk_nb() { # mk_nb PATH CELL...: a Go notebook with these code cells
-  /usr/bin/python3 - "$@" <<'PY'
+  "$py" - "$@" <<'PY'
 import json, sys
 cells = [{"cell_type": "code", "execution_count": None, "id": "c%d" % i, "metadata": {}, "outputs": [], "source": s}
          for i, s in enumerate(sys.argv[2:])]
@@ -163,7 +164,7 @@ grep -q 'b-maps.ipynb: cell 1 (id c0): FatalError: concurrent map writes' "$tmp/
 grep -q 'c-sleep.ipynb: cell 1 (id c0): timed out after 3s' "$tmp/fatal.log" || fail "timeout not reported: $(cat "$tmp/fatal.log")"
 grep -q "^ok $tmp/fatal/d-good.ipynb" "$tmp/fatal.log" || fail "the notebook after the crashes did not run: $(cat "$tmp/fatal.log")"
 grep -q 'stack overflow' "$tmp/fatal/html/a-stack.html" || fail "the HTML report does not show the stack overflow"
-/usr/bin/python3 - "$tmp/fatal/out/a-stack.ipynb" <<'PY' || fail "the executed notebook does not record the fatal error in its cell"
+"$py" - "$tmp/fatal/out/a-stack.ipynb" <<'PY' || fail "the executed notebook does not record the fatal error in its cell"
 import json, sys
 c = json.load(open(sys.argv[1]))["cells"]
 assert c[0]["outputs"][0]["text"] == ["before\n"], c[0]["outputs"]
@@ -186,7 +187,7 @@ if [ "${NOTEBOOK_SKIP_BROWSER:-}" = 1 ]; then
 else
   "$CONCLAB" run --html "$tmp/charts" --out "$tmp/charts" notebook/testdata/charts.ipynb 2>"$tmp/charts.log" \
     || { cat "$tmp/charts.log" >&2; fail "chart notebook failed"; }
-  /usr/bin/python3 -W error -c 'import sys, nbformat; nbformat.validate(nbformat.read(sys.argv[1], as_version=4))' "$tmp/charts/charts.ipynb" \
+  "$py" -W error -c 'import sys, nbformat; nbformat.validate(nbformat.read(sys.argv[1], as_version=4))' "$tmp/charts/charts.ipynb" \
     || fail "executed chart notebook is not valid nbformat"
   n=$(grep -o 'data-conclab-echarts=' "$tmp/charts/charts.html" | wc -l)
   [ "$n" = 1 ] || fail "chart page carries the ECharts library $n times; want once"
@@ -216,7 +217,7 @@ if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && compgen -G "notebooks/*.ipynb" >/dev/n
     grep -q "your server at $CONCLAB_BYO_URL/work: 10 requests, 0 errors" "$tmp/seeds/byo-server.ipynb" \
       || fail "byo-server did not measure the server at CONCLAB_BYO_URL ($CONCLAB_BYO_URL)"
   fi
-  /usr/bin/python3 - "$tmp"/seeds/*.ipynb <<'PY' || fail "a written notebook is not valid nbformat 4.5, or is 2 MB or more"
+  "$py" - "$tmp"/seeds/*.ipynb <<'PY' || fail "a written notebook is not valid nbformat 4.5, or is 2 MB or more"
 import os, sys, warnings
 import nbformat
 warnings.simplefilter("error")
@@ -247,7 +248,7 @@ PY
   fi
 fi
 
-# The same notebooks through Jupyter (Debian's, under /usr/bin/python3):
+# The same notebooks through Jupyter (the pinned .venv's):
 # `jupyter nbconvert --to html` of every notebook `conclab run` executed,
 # opened in the browser check; and `nbconvert --execute` (then `--to html`)
 # of NOTEBOOK_NBCONVERT_EXECUTE through the conclab kernel of a fresh build of
@@ -264,7 +265,7 @@ if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && [ "${NOTEBOOK_SKIP_NBCONVERT:-}" != 1 
   # Only this kernelspec and no user configuration: Jupyter's directories in the temp dir.
   export JUPYTER_PATH=$nbc/prefix/share/jupyter JUPYTER_RUNTIME_DIR=$nbc/runtime
   export JUPYTER_CONFIG_DIR=$nbc/config JUPYTER_DATA_DIR=$nbc/data IPYTHONDIR=$nbc/ipython
-  jupyter=(/usr/bin/python3 -m jupyter) # Debian's Jupyter; the python3 on PATH may be another
+  jupyter=("$py" -m jupyter) # the pinned Jupyter, whatever python3 is on PATH
   specs=$("${jupyter[@]}" kernelspec list 2>/dev/null) || fail "jupyter kernelspec list failed"
   grep -qF "$nbc/prefix/share/jupyter/kernels/conclab" <<<"$specs" \
     || fail "jupyter does not find the conclab kernelspec in $nbc/prefix: $specs"
@@ -285,7 +286,7 @@ if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && [ "${NOTEBOOK_SKIP_NBCONVERT:-}" != 1 
       --ExecutePreprocessor.kernel_name=conclab --ExecutePreprocessor.timeout=300 \
       --output-dir "$nbc/ipynb" "$nb" >"$nbc/$name.log" 2>&1; then
       status=FAILED
-    elif errs=$(/usr/bin/python3 -c 'import json,sys
+    elif errs=$("$py" -c 'import json,sys
 nb=json.load(open(sys.argv[1]))
 bad=["cell %d: %s: %s" % (i+1, o.get("ename"), o.get("evalue")) for i,c in enumerate(nb["cells"]) for o in c.get("outputs",[]) if o.get("output_type")=="error"]
 print("; ".join(bad)); sys.exit(1 if bad else 0)' "$nbc/ipynb/$name.ipynb"); [ -n "$errs" ]; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Session replay: the real conclab kernel (a fresh build of this tree, its
 # kernelspec installed with `conclab install --prefix` into a temp
-# JUPYTER_PATH) driven through jupyter_client (Debian's, /usr/bin/python3) the
+# JUPYTER_PATH) driven through jupyter_client (the pinned .venv) the
 # way people use a notebook, over every notebook in notebooks/: run all
 # cells; run all again, interrupting the first long cell mid-run and running
 # it again on the way; restart, run a later cell first ("undefined: x"), then
@@ -15,6 +15,7 @@
 # b.ipynb" replays only those; REPLAY_SKIP=1 skips the suite.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+py=$(pwd)/.venv/bin/python # the pinned environment (scripts/setup.d/20-python.sh)
 [ "${REPLAY_SKIP:-}" = 1 ] && { echo "55-replay: skipped (REPLAY_SKIP=1)"; exit 0; }
 tmp=$(mktemp -d)
 serve_pid=
@@ -31,7 +32,7 @@ go build -o "$tmp/bin/conclab" ./cmd/conclab || fail "building conclab failed"
 # Only this kernelspec and no user configuration: Jupyter's directories in the temp dir.
 export JUPYTER_PATH=$tmp/prefix/share/jupyter JUPYTER_RUNTIME_DIR=$tmp/runtime
 export JUPYTER_CONFIG_DIR=$tmp/config JUPYTER_DATA_DIR=$tmp/data IPYTHONDIR=$tmp/ipython
-specs=$(/usr/bin/python3 -m jupyter kernelspec list 2>/dev/null) || fail "jupyter kernelspec list failed"
+specs=$("$py" -m jupyter kernelspec list 2>/dev/null) || fail "jupyter kernelspec list failed"
 grep -qF "$tmp/prefix/share/jupyter/kernels/conclab" <<<"$specs" \
   || fail "jupyter does not find the conclab kernelspec in $tmp/prefix: $specs"
 
@@ -52,5 +53,5 @@ else
   nbs=(notebooks/*.ipynb)
 fi
 [ -e "${nbs[0]}" ] || { echo "55-replay: no notebooks"; exit 0; }
-/usr/bin/python3 scripts/replay/replay.py --quick "${nbs[@]}" || fail "session replay failed"
+"$py" scripts/replay/replay.py --quick "${nbs[@]}" || fail "session replay failed"
 echo "55-replay: ok"

@@ -5,6 +5,7 @@
 # `conclab load`; then the bad-input paths. Short and bounded.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+py=$(pwd)/.venv/bin/python # the pinned environment (scripts/setup.d/20-python.sh)
 command -v conclab >/dev/null || { echo "60-runtime: conclab not on PATH" >&2; exit 1; }
 WORK=$(mktemp -d)
 SRV=""
@@ -12,7 +13,7 @@ cleanup() { [ -n "$SRV" ] && kill "$SRV" 2>/dev/null; wait 2>/dev/null || true; 
 trap cleanup EXIT
 
 col() { # col FILE COLUMN: a summary column of `conclab load --json` output
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["summary"]; n=[c["name"] for c in d["columns"]]; v=d["rows"][0][n.index(sys.argv[2])] if sys.argv[2] in n else None; print("null" if v is None else v)' "$1" "$2"
+	"$py" -c 'import json,sys; d=json.load(open(sys.argv[1]))["summary"]; n=[c["name"] for c in d["columns"]]; v=d["rows"][0][n.index(sys.argv[2])] if sys.argv[2] in n else None; print("null" if v is None else v)' "$1" "$2"
 }
 
 # serve NAME SPEC: start a server in the background, set URL and SRV.

@@ -9,6 +9,7 @@
 # have a GIL that no two of their threads hold at once. Short and bounded.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+py=$(pwd)/.venv/bin/python # the pinned environment (scripts/setup.d/20-python.sh)
 command -v conclab >/dev/null || { echo "65-trace: conclab not on PATH" >&2; exit 1; }
 WORK=$(mktemp -d)
 SRV=""
@@ -32,7 +33,7 @@ traced() {
 # check FILE N FACTS...: the trace event schema, one complete event per
 # request phase, and the named facts.
 check() {
-	python3 - "$@" <<'PY'
+	"$py" - "$@" <<'PY'
 import json, sys
 path, n, facts = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 doc = json.load(open(path))
