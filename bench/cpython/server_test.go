@@ -68,7 +68,7 @@ func TestMissingModule(t *testing.T) {
 	app.Requires = append(app.Requires, "no_such_module_conclab")
 	srv := NewServer(app, Options{})
 	defer srv.Close()
-	if err := srv.Start(context.Background()); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "python3-no_such_module_conclab") {
+	if err := srv.Start(context.Background()); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "PyPI: no_such_module_conclab") {
 		t.Errorf("Start = %v; want ErrUnavailable naming the package", err)
 	}
 }
