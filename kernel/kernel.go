@@ -1,13 +1,15 @@
 // Package kernel is conclab's Jupyter kernel: it speaks the Jupyter
-// messaging protocol (5.4) over ZeroMQ (github.com/go-zeromq/zmq4, pure Go)
+// messaging protocol (5.5) over ZeroMQ (github.com/go-zeromq/zmq4, pure Go)
 // and runs cells in an eval.Session.
 //
 // Sockets: heartbeat echoes; shell requests are handled one at a time (an
 // execute blocks later shell requests, as the protocol expects); control is
-// served by its own goroutine, so interrupt_request and shutdown_request work
-// while a cell runs; stdin carries input_request when a cell reads os.Stdin;
-// iopub carries status (busy/idle around every request, with the request as
-// parent), execute_input, streams (sent while the cell runs), results,
+// served by its own goroutine, so interrupt_request, shutdown_request and
+// kernel_info_request work while a cell runs (a page reconnecting to a busy
+// kernel learns what it is talking to at once); stdin carries input_request
+// when a cell reads os.Stdin; iopub (an XPUB socket, iopub.go) carries
+// iopub_welcome, status (busy/idle around every request, with the request
+// as parent), execute_input, streams (sent while the cell runs), results,
 // display data and errors.
 //
 // Every incoming message's HMAC-SHA256 is verified in constant time with the
@@ -27,6 +29,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -73,6 +76,9 @@ type Kernel struct {
 	prevCrash      string      // the crash report of the previous kernel on this connection
 
 	pubMu sync.Mutex // serialises iopub sends
+	// topics is how many IOPub topics have a subscriber, as the
+	// subscription watcher last saw (iopub.go).
+	topics atomic.Int32
 
 	mu         sync.Mutex
 	parent     *wire.Msg // request whose output is being produced
@@ -131,7 +137,7 @@ func Start(ctx context.Context, ci ConnectionInfo, opts Options) (*Kernel, error
 	k.shell = zmq4.NewRouter(k.sockCtx, zmq4.WithLogger(zl))
 	k.control = zmq4.NewRouter(k.sockCtx, zmq4.WithLogger(zl))
 	k.stdin = zmq4.NewRouter(k.sockCtx, zmq4.WithLogger(zl))
-	k.iopub = zmq4.NewPub(k.sockCtx, zmq4.WithLogger(zl))
+	k.iopub = zmq4.NewXPub(k.sockCtx, zmq4.WithLogger(zl))
 	k.hb = zmq4.NewRep(k.sockCtx, zmq4.WithLogger(zl))
 	for _, b := range []struct {
 		name string
@@ -181,8 +187,9 @@ func unwrapAll(err error) error {
 // Run serves the sockets until ctx is done or a shutdown_request arrives,
 // then closes the kernel. It returns nil on a requested shutdown.
 func (k *Kernel) Run(ctx context.Context) error {
-	k.publishStatus(nil, "starting")
-	go k.welcome()
+	// No "starting" status: nobody is subscribed yet, and a subscriber's
+	// first message is its iopub_welcome (iopub.go).
+	go k.watchSubscriptions()
 	k.wg.Add(5)
 	go k.serveHeartbeat()
 	go k.serve(k.control, "control")
@@ -196,25 +203,6 @@ func (k *Kernel) Run(ctx context.Context) error {
 	}
 	k.Close()
 	return nil
-}
-
-// welcome publishes an idle status as soon as the first IOPub subscription
-// is registered: a status sent before that is lost (ZeroMQ's slow joiner),
-// and jupyter_client waits for IOPub traffic after its first kernel_info
-// reply before it considers the kernel ready.
-func (k *Kernel) welcome() {
-	t, ok := k.iopub.(interface{ Topics() []string })
-	if !ok {
-		return
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for len(t.Topics()) == 0 {
-		if k.stopping() || time.Now().After(deadline) {
-			return
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	k.publishStatus(nil, "idle")
 }
 
 // Close stops the kernel: the running cell is cancelled, sockets and the
@@ -536,9 +524,15 @@ func (k *Kernel) kernelInfo() map[string]any {
 			{"text": "Go standard library", "url": "https://pkg.go.dev/std"},
 			{"text": "yaegi", "url": "https://github.com/traefik/yaegi"},
 		},
-		"debugger": false,
+		// Protocol 5.5 (JEP 92): the optional features really served.
+		"supported_features": supportedFeatures(),
+		"debugger":           false, // deprecated by supported_features; kept for 5.4 clients
 	}
 }
+
+// supportedFeatures are the optional protocol features (JEP 92) the kernel
+// serves: none of "debugger" and "kernel subshells" yet.
+func supportedFeatures() []string { return []string{} }
 
 func (k *Kernel) send(s zmq4.Socket, m *wire.Msg) {
 	frames, err := wire.Encode(m, k.signer)

@@ -24,7 +24,7 @@ import (
 )
 
 // ProtocolVersion is the messaging protocol version the kernel speaks.
-const ProtocolVersion = "5.4"
+const ProtocolVersion = "5.5"
 
 // Delimiter separates routing identities from the signed message.
 const Delimiter = "<IDS|MSG>"
@@ -68,6 +68,7 @@ const (
 	InputRequest      MsgType = "input_request"
 	InputReply        MsgType = "input_reply"
 	DebugEvent        MsgType = "debug_event"
+	IOPubWelcome      MsgType = "iopub_welcome"
 	requestSuffix             = "_request"
 )
 

@@ -32,7 +32,7 @@ func TestMsgTypeStrings(t *testing.T) {
 		{wire.UpdateDisplayData, "update_display_data"}, {wire.ExecuteError, "error"},
 		{wire.Status, "status"}, {wire.ClearOutput, "clear_output"},
 		{wire.InputRequest, "input_request"}, {wire.InputReply, "input_reply"},
-		{wire.DebugEvent, "debug_event"},
+		{wire.DebugEvent, "debug_event"}, {wire.IOPubWelcome, "iopub_welcome"},
 	}
 	for _, tt := range tests {
 		if string(tt.t) != tt.want {
