@@ -7,7 +7,9 @@
 // served by its own goroutine, so interrupt_request, shutdown_request and
 // kernel_info_request work while a cell runs (a page reconnecting to a busy
 // kernel learns what it is talking to at once); stdin carries input_request
-// when a cell reads os.Stdin; iopub (an XPUB socket, iopub.go) carries
+// when a cell reads os.Stdin; comm traffic (comm.go, package kernel/comm)
+// and kernel subshells (subshell.go) are served beside the cells, each on
+// a goroutine of its own; iopub (an XPUB socket, iopub.go) carries
 // iopub_welcome, status (busy/idle around every request, with the request
 // as parent), execute_input, streams (sent while the cell runs), results,
 // display data and errors.
@@ -37,6 +39,7 @@ import (
 
 	"github.com/conclab/conclab/display"
 	"github.com/conclab/conclab/kernel/cell"
+	"github.com/conclab/conclab/kernel/comm"
 	"github.com/conclab/conclab/kernel/eval"
 	"github.com/conclab/conclab/kernel/wire"
 )
@@ -76,6 +79,10 @@ type Kernel struct {
 	prevCrash      string      // the crash report of the previous kernel on this connection
 
 	pubMu sync.Mutex // serialises iopub sends
+	// statusMu orders the status messages around the running execute
+	// (running) and the requests served beside it (status.go).
+	statusMu sync.Mutex
+	running  *wire.Msg
 	// topics is how many IOPub topics have a subscriber, as the
 	// subscription watcher last saw (iopub.go).
 	topics atomic.Int32
@@ -92,6 +99,17 @@ type Kernel struct {
 	abortBefore  time.Time
 
 	stdinMsgs chan *wire.Msg
+	// commQ holds comm traffic sent without a subshell_id (comm.go);
+	// subshells are the JEP 91 subshells by id (subshell.go).
+	commQ     chan *wire.Msg
+	subMu     sync.Mutex
+	subshells map[string]*subshell
+	// execMu lets one execute_request run at a time (the main shell's or
+	// a subshell's).
+	execMu       sync.Mutex
+	restoreComm  func()
+	restoreFlush func()
+
 	done      chan struct{}
 	doneOnce  sync.Once
 	closeOnce sync.Once
@@ -129,6 +147,7 @@ func Start(ctx context.Context, ci ConnectionInfo, opts Options) (*Kernel, error
 		ci: ci, signer: signer, session: wire.NewID(), opts: opts,
 		log:       log.New(logw, "conclab kernel: ", log.LstdFlags),
 		stdinMsgs: make(chan *wire.Msg, 4),
+		commQ:     make(chan *wire.Msg, subshellQueue),
 		done:      make(chan struct{}),
 		histSess:  int(time.Now().Unix() % 1_000_000),
 	}
@@ -171,6 +190,8 @@ func Start(ctx context.Context, ci ConnectionInfo, opts Options) (*Kernel, error
 		return nil, err
 	}
 	k.restorePublish = display.SetPublisher(publisher{k})
+	k.restoreComm = comm.SetTransport(commTransport{k})
+	k.restoreFlush = display.SetFlusher(k.ev.Flush)
 	return k, nil
 }
 
@@ -190,8 +211,9 @@ func (k *Kernel) Run(ctx context.Context) error {
 	// No "starting" status: nobody is subscribed yet, and a subscriber's
 	// first message is its iopub_welcome (iopub.go).
 	go k.watchSubscriptions()
-	k.wg.Add(5)
+	k.wg.Add(6)
 	go k.serveHeartbeat()
+	go k.serveComms()
 	go k.serve(k.control, "control")
 	shellQ := make(chan queued, 1024)
 	go k.readShell(shellQ)
@@ -213,6 +235,8 @@ func (k *Kernel) Close() error {
 		k.doneOnce.Do(func() { close(k.done) })
 		if k.restorePublish != nil {
 			k.restorePublish()
+			k.restoreComm()
+			k.restoreFlush()
 		}
 		// Give the last replies a moment to leave before closing sockets.
 		time.Sleep(50 * time.Millisecond)
@@ -244,7 +268,9 @@ func (k *Kernel) closeSockets() {
 	k.sockStop()
 }
 
-// Interrupt cancels the running cell, if any (interrupt_request, SIGINT).
+// Interrupt cancels the running cell, if any (interrupt_request, SIGINT),
+// and tells the work started outside cells (cell.OnInterrupt: a widget's
+// run).
 func (k *Kernel) Interrupt() {
 	k.mu.Lock()
 	c := k.cancelCell
@@ -252,6 +278,7 @@ func (k *Kernel) Interrupt() {
 	if c != nil {
 		c()
 	}
+	cell.Interrupted()
 }
 
 // Done is closed when the kernel stops.
@@ -340,6 +367,20 @@ func (k *Kernel) readShell(q chan<- queued) {
 			continue
 		}
 		if m == nil {
+			continue
+		}
+		// Subshell traffic and comm traffic are served apart from the
+		// cells (subshell.go, comm.go).
+		if id := m.Header.SubshellID; id != nil && *id != "" {
+			k.toSubshell(*id, m)
+			continue
+		}
+		if isComm(m.Header.MsgType) {
+			select {
+			case k.commQ <- m:
+			case <-k.done:
+				return
+			}
 			continue
 		}
 		select {
@@ -442,7 +483,7 @@ func (k *Kernel) handle(s zmq4.Socket, channel string, m *wire.Msg) {
 		k.log.Printf("%s: ignored %s", channel, m.Header.MsgType)
 		return
 	}
-	k.publishStatus(m, "busy")
+	k.beginStatus(m, m.Header.MsgType == wire.ExecuteRequest && channel != "control")
 	defer func() {
 		if r := recover(); r != nil {
 			// A bug in the kernel must not leave the client waiting forever.
@@ -450,7 +491,7 @@ func (k *Kernel) handle(s zmq4.Socket, channel string, m *wire.Msg) {
 			k.reply(s, m, map[string]any{"status": "error", "ename": "KernelError",
 				"evalue": fmt.Sprint(r), "traceback": []string{fmt.Sprint(r)}})
 		}
-		k.publishStatus(m, "idle")
+		k.endStatus(m)
 	}()
 	switch m.Header.MsgType {
 	case wire.KernelInfoRequest:
@@ -483,7 +524,13 @@ func (k *Kernel) handle(s zmq4.Socket, channel string, m *wire.Msg) {
 	case wire.HistoryRequest:
 		k.historyReply(s, m)
 	case wire.CommInfoRequest:
-		k.reply(s, m, map[string]any{"status": "ok", "comms": map[string]any{}})
+		k.commInfo(s, m)
+	case wire.CreateSubshellRequest, wire.DeleteSubshellRequest, wire.ListSubshellRequest:
+		if channel != "control" {
+			k.replyError(s, m, "BadRequest", fmt.Errorf("%s is served on the control channel", m.Header.MsgType))
+			return
+		}
+		k.subshellRequest(s, m)
 	case wire.InterruptRequest:
 		k.Interrupt()
 		k.reply(s, m, map[string]any{"status": "ok"})
@@ -531,8 +578,8 @@ func (k *Kernel) kernelInfo() map[string]any {
 }
 
 // supportedFeatures are the optional protocol features (JEP 92) the kernel
-// serves: none of "debugger" and "kernel subshells" yet.
-func supportedFeatures() []string { return []string{} }
+// serves: kernel subshells (subshell.go); not the debugger.
+func supportedFeatures() []string { return []string{"kernel subshells"} }
 
 func (k *Kernel) send(s zmq4.Socket, m *wire.Msg) {
 	frames, err := wire.Encode(m, k.signer)
@@ -605,6 +652,11 @@ func (k *Kernel) execute(s zmq4.Socket, m *wire.Msg) {
 		return
 	}
 	store := !req.Silent && (req.StoreHistory == nil || *req.StoreHistory)
+	// One cell at a time: an execute on a subshell waits for the cell
+	// running on the main shell (subshell.go).
+	k.execMu.Lock()
+	defer k.execMu.Unlock()
+	onMain := m.Header.SubshellID == nil || *m.Header.SubshellID == ""
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	k.mu.Lock()
@@ -679,7 +731,7 @@ func (k *Kernel) execute(s zmq4.Socket, m *wire.Msg) {
 		if len(tb) == 0 {
 			tb = []string{ename + ": " + evalue}
 		}
-		if req.StopOnError == nil || *req.StopOnError {
+		if onMain && (req.StopOnError == nil || *req.StopOnError) {
 			k.mu.Lock()
 			k.abortPending = true
 			k.abortBefore = time.Now()
@@ -942,6 +994,9 @@ func (w *streamWriter) Write(p []byte) (int, error) {
 		}
 	}
 	w.tail = append([]byte(nil), data[cut:]...)
+	if cut > 0 && display.CaptureStream(w.name, string(data[:cut])) {
+		return len(p), nil // an Output widget took it
+	}
 	if cut > 0 {
 		w.k.publish(w.k.currentParent(), wire.Stream, map[string]any{"name": w.name, "text": string(data[:cut])})
 	}

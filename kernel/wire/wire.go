@@ -69,7 +69,14 @@ const (
 	InputReply        MsgType = "input_reply"
 	DebugEvent        MsgType = "debug_event"
 	IOPubWelcome      MsgType = "iopub_welcome"
-	requestSuffix             = "_request"
+	// Kernel subshells (JEP 91, protocol 5.5), on the control channel.
+	CreateSubshellRequest MsgType = "create_subshell_request"
+	CreateSubshellReply   MsgType = "create_subshell_reply"
+	DeleteSubshellRequest MsgType = "delete_subshell_request"
+	DeleteSubshellReply   MsgType = "delete_subshell_reply"
+	ListSubshellRequest   MsgType = "list_subshell_request"
+	ListSubshellReply     MsgType = "list_subshell_reply"
+	requestSuffix                 = "_request"
 )
 
 // IsRequest reports whether t names a request (…_request).
