@@ -477,3 +477,38 @@ func ExampleButton_Context() {
 	// Output:
 	// stopped: "Stop" clicked
 }
+
+func ExampleNewDropdown() {
+	image, err := widgets.NewDropdown("image", []string{"8k JPEG", "7 KB PNG"}, "8k JPEG")
+	fmt.Println(image.Value(), err)
+	_, err = widgets.NewDropdown("image", []string{"8k JPEG"}, "4k")
+	fmt.Println(err)
+	// Output:
+	// 8k JPEG <nil>
+	// Dropdown "image": value "4k" is not one of the options ["8k JPEG"]
+}
+
+func ExampleNewHBox() {
+	box := widgets.NewHBox(widgets.NewCheckbox("quick", true), widgets.NewText("name", "run 1"))
+	fmt.Println(box.Render().Data[display.MIMETypeText])
+	// Output:
+	// Checkbox("quick" = true)  Text("name" = "run 1")
+}
+
+func ExampleNewOutput() {
+	out := widgets.NewOutput()
+	out.Display(display.Text("a table"))
+	out.Stream("stdout", "a line\n")
+	fmt.Print(out.Text())
+	// Output:
+	// a table
+	// a line
+}
+
+func ExampleNewProgress() {
+	p := widgets.NewProgress("load", 0, 200)
+	p.SetValue(50)
+	fmt.Println(p)
+	// Output:
+	// load 50/200 (25%)
+}

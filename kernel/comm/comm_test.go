@@ -228,3 +228,12 @@ func ExampleRegister() {
 	// got gopher
 	// map[c1:demo.echo]
 }
+
+func ExampleOpen() {
+	// Headless (no kernel), a comm opens and its sends go nowhere.
+	c, err := comm.Open("demo.chart", map[string]any{"points": 3}, nil, []byte{1, 2, 3})
+	fmt.Println(err, comm.Connected(), c.Target(), c.Send(map[string]any{"points": 4}))
+	c.Close(nil)
+	// Output:
+	// <nil> false demo.chart <nil>
+}
