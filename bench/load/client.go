@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -37,39 +39,64 @@ var (
 	pastDeadline        = time.Unix(1, 0)
 )
 
-// request is a request serialised once and shared read-only by workers.
-type request struct {
+// h1 is the HTTP/1.1 transport: the request serialised once and shared
+// read-only by the workers, each with a connection of its own.
+type h1 struct {
 	raw       []byte // head + body
-	bodyLen   int
 	addr      string // host:port to dial
-	head      bool   // HEAD: responses have no body
-	closeConn bool   // new connection per request
+	tlsConf   *tls.Config
+	head      bool // HEAD: responses have no body
+	closeConn bool // new connection per request
 	timeout   time.Duration
 	phases    bool
+	conns     atomic.Int64 // connections opened
 }
+
+func newH1(p *prepared, o *Options) *h1 {
+	t := &h1{raw: p.raw(o.NewConnPerRequest), addr: p.addr, head: p.head, closeConn: o.NewConnPerRequest,
+		timeout: o.Timeout, phases: o.PhaseTimings}
+	if p.tls {
+		t.tlsConf = tlsConfig(o.TLS, p.url.Hostname(), "http/1.1")
+	}
+	return t
+}
+
+func (t *h1) conn(int) conn {
+	return &h1conn{t: t, br: bufio.NewReaderSize(nil, readBufSize)}
+}
+
+func (t *h1) protocol() string {
+	if t.tlsConf != nil {
+		return "HTTP/1.1+TLS"
+	}
+	return "HTTP/1.1"
+}
+
+func (t *h1) connections() int64 { return t.conns.Load() }
+func (t *h1) streams() int64     { return 0 }
+func (t *h1) close()             {}
 
 // protoError is a malformed response.
 type protoError struct{ msg string }
 
 func (e *protoError) Error() string { return "malformed response: " + e.msg }
 
-// conn is one worker's connection. It is used by one goroutine; the hard
-// stop hook may touch it concurrently through mu.
-type conn struct {
-	req    *request
+// h1conn is one worker's HTTP/1.1 connection. It is used by one
+// goroutine; the hard stop hook may touch it concurrently through mu.
+type h1conn struct {
+	t      *h1
 	dialer net.Dialer
 	mu     sync.Mutex
 	c      net.Conn
 	br     *bufio.Reader
 	n      int64 // bytes consumed from br for the current response
+	cid    int64 // the connection's number
 }
 
-func newConn(r *request) *conn {
-	return &conn{req: r, br: bufio.NewReaderSize(nil, readBufSize)}
-}
+func (w *h1conn) id() int64 { return w.cid }
 
 // interrupt makes any blocked I/O fail at once (the hard stop).
-func (w *conn) interrupt() {
+func (w *h1conn) interrupt() {
 	w.mu.Lock()
 	if w.c != nil {
 		_ = w.c.SetDeadline(pastDeadline)
@@ -77,7 +104,7 @@ func (w *conn) interrupt() {
 	w.mu.Unlock()
 }
 
-func (w *conn) close() {
+func (w *h1conn) close() {
 	w.mu.Lock()
 	if w.c != nil {
 		_ = w.c.Close()
@@ -86,20 +113,18 @@ func (w *conn) close() {
 	w.mu.Unlock()
 }
 
-// do performs one request and fills s (all fields but Latency-from-intended
-// are set by the caller from the returned times). sent is when the request
-// bytes started to go out; done when the body was fully read.
-func (w *conn) do(ctx context.Context, s *metrics.Sample) (sent, done time.Time) {
+// do implements conn.
+func (w *h1conn) do(ctx context.Context, s *metrics.Sample) (sent, done time.Time, status int) {
 	for attempt := 0; ; attempt++ {
 		reused := w.c != nil
-		sent, done = w.once(ctx, s)
+		sent, done, status = w.once(ctx, s)
 		// A kept-alive connection the server closed while idle fails before
 		// any response byte: retry once on a fresh connection, like net/http.
 		if reused && attempt == 0 && s.Err != nil && s.BytesIn == 0 && isStaleConn(s.Err) && ctx.Err() == nil {
 			*s = metrics.Sample{}
 			continue
 		}
-		return sent, done
+		return sent, done, status
 	}
 }
 
@@ -108,8 +133,8 @@ func isStaleConn(err error) bool {
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
-func (w *conn) once(ctx context.Context, s *metrics.Sample) (sent, done time.Time) {
-	r := w.req
+func (w *h1conn) once(ctx context.Context, s *metrics.Sample) (sent, done time.Time, status int) {
+	r := w.t
 	start := time.Now()
 	var deadline time.Time
 	if r.timeout > 0 {
@@ -121,39 +146,29 @@ func (w *conn) once(ctx context.Context, s *metrics.Sample) (sent, done time.Tim
 		w.close()
 	}
 	if w.c == nil {
-		d := w.dialer
-		d.Deadline = deadline
-		c, err := d.DialContext(ctx, "tcp", r.addr)
-		if err != nil {
-			w.fail(ctx, s, err) // *net.OpError: "dial tcp ADDR: connect: ..."
-			return start, time.Now()
+		if err := w.dial(ctx, deadline); err != nil {
+			w.fail(ctx, s, err)
+			return start, time.Now(), 0
 		}
-		if tc, ok := c.(*net.TCPConn); ok {
-			_ = tc.SetNoDelay(true)
-		}
-		w.mu.Lock()
-		w.c = c
-		w.mu.Unlock()
-		w.br.Reset(c)
 		if r.phases {
 			s.Connect = time.Since(start)
 		}
 	}
 	if err := w.c.SetDeadline(deadline); err != nil {
 		w.fail(ctx, s, err)
-		return start, time.Now()
+		return start, time.Now(), 0
 	}
 	// Checked after setting the deadline: a hard stop from here on sets a
 	// past deadline that our own SetDeadline can no longer overwrite.
 	if ctx.Err() != nil {
 		s.Outcome = metrics.Interrupted
 		w.close()
-		return start, time.Now()
+		return start, time.Now(), 0
 	}
 	sent = time.Now()
 	if _, err := w.c.Write(r.raw); err != nil {
 		w.fail(ctx, s, fmt.Errorf("write: %w", err))
-		return sent, time.Now()
+		return sent, time.Now(), 0
 	}
 	s.BytesOut = int64(len(r.raw))
 	var first time.Time
@@ -161,7 +176,7 @@ func (w *conn) once(ctx context.Context, s *metrics.Sample) (sent, done time.Tim
 		wrote := time.Now()
 		if _, err := w.br.Peek(1); err != nil {
 			w.fail(ctx, s, fmt.Errorf("read: %w", err))
-			return sent, time.Now()
+			return sent, time.Now(), 0
 		}
 		first = time.Now()
 		s.Wait = first.Sub(wrote)
@@ -172,27 +187,61 @@ func (w *conn) once(ctx context.Context, s *metrics.Sample) (sent, done time.Tim
 	done = time.Now()
 	if err != nil {
 		w.fail(ctx, s, fmt.Errorf("read: %w", err))
-		return sent, done
+		return sent, done, 0
 	}
 	if r.phases {
 		s.Read = done.Sub(first)
 	}
-	switch {
-	case status >= 500:
-		s.Outcome = metrics.Status5xx
-	case status >= 400:
-		s.Outcome = metrics.Status4xx
-	default:
-		s.Outcome = metrics.OK
-	}
+	s.Outcome = outcomeOf(status)
 	if !keep || r.closeConn {
 		w.close()
 	}
-	return sent, done
+	return sent, done, status
+}
+
+func outcomeOf(status int) metrics.Outcome {
+	switch {
+	case status >= 500:
+		return metrics.Status5xx
+	case status >= 400:
+		return metrics.Status4xx
+	}
+	return metrics.OK
+}
+
+// dial opens the worker's connection (with TLS, the handshake too).
+func (w *h1conn) dial(ctx context.Context, deadline time.Time) error {
+	d := w.dialer
+	d.Deadline = deadline
+	c, err := d.DialContext(ctx, "tcp", w.t.addr)
+	if err != nil {
+		return err // *net.OpError: "dial tcp ADDR: connect: ..."
+	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
+	if w.t.tlsConf != nil {
+		tc := tls.Client(c, w.t.tlsConf)
+		_ = c.SetDeadline(deadline)
+		w.mu.Lock()
+		w.c = tc // so that the hard stop can interrupt the handshake
+		w.mu.Unlock()
+		if err := tc.HandshakeContext(ctx); err != nil {
+			w.close()
+			return fmt.Errorf("tls: %w", err)
+		}
+		c = tc
+	}
+	w.mu.Lock()
+	w.c = c
+	w.mu.Unlock()
+	w.br.Reset(c)
+	w.cid = w.t.conns.Add(1)
+	return nil
 }
 
 // fail classifies err into s and drops the connection.
-func (w *conn) fail(ctx context.Context, s *metrics.Sample, err error) {
+func (w *h1conn) fail(ctx context.Context, s *metrics.Sample, err error) {
 	w.close()
 	s.Err = err
 	var ne net.Error
@@ -210,7 +259,7 @@ func (w *conn) fail(ctx context.Context, s *metrics.Sample, err error) {
 }
 
 // line reads one CRLF-terminated line without its terminator.
-func (w *conn) line() ([]byte, error) {
+func (w *h1conn) line() ([]byte, error) {
 	b, err := w.br.ReadSlice('\n')
 	w.n += int64(len(b))
 	if err != nil {
@@ -231,7 +280,7 @@ func (w *conn) line() ([]byte, error) {
 
 // readResponse reads one full response (skipping 1xx interim responses)
 // and returns its status and whether the connection may be reused.
-func (w *conn) readResponse() (status int, keep bool, err error) {
+func (w *h1conn) readResponse() (status int, keep bool, err error) {
 	for {
 		status, keep, err = w.readOne()
 		if status == 101 { // switched protocols: the connection is no longer HTTP
@@ -243,7 +292,7 @@ func (w *conn) readResponse() (status int, keep bool, err error) {
 	}
 }
 
-func (w *conn) readOne() (status int, keep bool, err error) {
+func (w *h1conn) readOne() (status int, keep bool, err error) {
 	l, err := w.line()
 	if err != nil {
 		return 0, false, err
@@ -290,7 +339,7 @@ func (w *conn) readOne() (status int, keep bool, err error) {
 			}
 		}
 	}
-	if w.req.head || status < 200 || status == 204 || status == 304 {
+	if w.t.head || status < 200 || status == 204 || status == 304 {
 		return status, keep, nil
 	}
 	switch {
@@ -320,7 +369,7 @@ func (w *conn) readOne() (status int, keep bool, err error) {
 	}
 }
 
-func (w *conn) readChunked() error {
+func (w *h1conn) readChunked() error {
 	for {
 		l, err := w.line()
 		if err != nil {

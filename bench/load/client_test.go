@@ -15,7 +15,7 @@ import (
 )
 
 func parse(data string, head bool) (int, bool, int64, error) {
-	w := &conn{req: &request{head: head}, br: bufio.NewReaderSize(bytes.NewReader([]byte(data)), readBufSize)}
+	w := &h1conn{t: &h1{head: head}, br: bufio.NewReaderSize(bytes.NewReader([]byte(data)), readBufSize)}
 	st, keep, err := w.readResponse()
 	return st, keep, w.n, err
 }

@@ -1,7 +1,6 @@
 package load_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/conclab/conclab/bench/load"
-	"github.com/conclab/conclab/bench/metrics"
 )
 
 // Run a burst of 10 requests at once against a handler serialised by a
@@ -81,74 +79,4 @@ func ExampleConstantPacer() {
 	// Output:
 	// 50ms false
 	// true
-}
-
-// Three agents each run one segment of the same model; their shares add
-// up to the whole with no rounding drift.
-func ExampleSegment() {
-	m := load.Closed{VUs: 7, Total: 1000}
-	var vus, requests int64
-	for i := 0; i < 3; i++ {
-		seg, err := load.NewSegment(i, 3) // conclab load --segment i/3
-		if err != nil {
-			panic(err)
-		}
-		fmt.Println(seg, "runs", seg.Scale(int64(m.VUs)), "VUs and", seg.Scale(int64(m.Total)), "requests")
-		vus += seg.Scale(int64(m.VUs))
-		requests += seg.Scale(int64(m.Total))
-	}
-	fmt.Println("together:", vus, "VUs,", requests, "requests")
-	// Output:
-	// 0/3 runs 2 VUs and 333 requests
-	// 1/3 runs 2 VUs and 333 requests
-	// 2/3 runs 3 VUs and 334 requests
-	// together: 7 VUs, 1000 requests
-}
-
-// ParseSegment reads conclab's i/N and k6's FROM:TO forms.
-func ExampleParseSegment() {
-	for _, s := range []string{"1/4", "1/3:2/3", "0:0.5"} {
-		seg, err := load.ParseSegment(s)
-		if err != nil {
-			panic(err)
-		}
-		fmt.Printf("%s is %.4f of the run\n", seg, seg.Fraction())
-	}
-	// Output:
-	// 1/4 is 0.2500 of the run
-	// 1/3 is 0.3333 of the run
-	// 0/2 is 0.5000 of the run
-}
-
-// Three agents, each running one segment of the same closed model from a
-// shared start and logging to an HdrHistogram interval log; merging the
-// logs gives the whole run.
-func ExampleOptions_segments() {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	defer srv.Close()
-
-	m := load.Closed{VUs: 7, Iterations: 10}
-	start := time.Now().Add(100 * time.Millisecond)
-	logs := make([]*bytes.Buffer, 3)
-	var wg sync.WaitGroup
-	for i := range logs {
-		logs[i] = &bytes.Buffer{}
-		seg, _ := load.NewSegment(i, len(logs))
-		wg.Add(1)
-		go func() { // on three machines, in real life
-			defer wg.Done()
-			if _, err := load.Run(context.Background(), load.Target{URL: srv.URL}, m,
-				load.Options{Segment: seg, StartAt: start, Hlog: logs[i]}); err != nil {
-				panic(err)
-			}
-		}()
-	}
-	wg.Wait()
-	all, err := metrics.MergeHlogs(logs[0], logs[1], logs[2])
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(all.Labels["load"], "->", all.Count(), "requests,", all.Errors(), "errors")
-	// Output:
-	// 7 VUs 10 iterations -> 70 requests, 0 errors
 }

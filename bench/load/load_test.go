@@ -473,7 +473,7 @@ func TestRamps(t *testing.T) {
 		}
 	}()
 	res, err := Run(context.Background(), Target{URL: srv.URL},
-		Closed{VUs: 1, Stages: []Stage{{Duration: 600 * time.Millisecond, Target: 6}, {Duration: 300 * time.Millisecond, Target: 6}}},
+		RampingVUs{Start: 1, Stages: []Stage{{Duration: 600 * time.Millisecond, Target: 6}, {Duration: 300 * time.Millisecond, Target: 6}}},
 		Options{Interval: 150 * time.Millisecond})
 	close(stop)
 	<-sampled
@@ -491,7 +491,7 @@ func TestRamps(t *testing.T) {
 	}
 
 	res, err = Run(context.Background(), Target{URL: srv.URL},
-		Open{Rate: 50, Stages: []Stage{{Duration: time.Second, Target: 250}}}, Options{Interval: 250 * time.Millisecond})
+		RampingRate{Start: 50, Stages: []Stage{{Duration: time.Second, Target: 250}}}, Options{Interval: 250 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -527,6 +527,17 @@ func TestPoissonRate(t *testing.T) {
 func TestSelfCheckCPU(t *testing.T) {
 	t.Parallel()
 	procs := runtime.GOMAXPROCS(0)
+	check := func(o Options, cpu time.Duration) *metrics.Result {
+		if err := o.normalise(); err != nil {
+			t.Fatal(err)
+		}
+		o.ServerCPU = func() time.Duration { return 0 }
+		// As if the run, a second long, had used cpu.
+		e := &engine{cfg: &config{o: o}, start: time.Now().Add(-time.Second), cpu0: processCPU() - cpu}
+		res := &metrics.Result{}
+		e.selfCheck(res, e.start.Add(time.Second))
+		return res
+	}
 	for _, tc := range []struct {
 		cpu  time.Duration
 		warn bool
@@ -534,16 +545,12 @@ func TestSelfCheckCPU(t *testing.T) {
 		{time.Duration(procs) * 950 * time.Millisecond, true},
 		{time.Duration(procs) * 500 * time.Millisecond, false},
 	} {
-		res := &metrics.Result{}
-		e := &engine{}
-		selfCheck(res, e, Options{}, tc.cpu, time.Second, false)
+		res := check(Options{}, tc.cpu)
 		if got := hasWarning(res, "CPUs"); got != tc.warn {
 			t.Errorf("cpu %v over 1s on %d CPUs: warning %v; want %v (%q)", tc.cpu, procs, got, tc.warn, res.Warnings)
 		}
 	}
-	res := &metrics.Result{}
-	selfCheck(res, &engine{}, Options{CPUWarn: -1}, time.Duration(procs)*time.Second, time.Second, false)
-	if len(res.Warnings) != 0 {
+	if res := check(Options{CPUWarn: -1}, time.Duration(procs)*time.Second); len(res.Warnings) != 0 {
 		t.Errorf("CPUWarn < 0 still warns: %q", res.Warnings)
 	}
 	// Processes really report CPU.

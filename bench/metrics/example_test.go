@@ -1,7 +1,6 @@
 package metrics_test
 
 import (
-	"bytes"
 	"fmt"
 	"time"
 
@@ -56,34 +55,4 @@ func ExampleSummaries() {
 	// strategy  count  rps  avg_ms
 	// asyncio     100  100      10
 	// sync        100  100      40
-}
-
-// Two agents log their runs as HdrHistogram interval logs; merging the
-// logs gives the summary of both together: counts added exactly,
-// percentiles from the merged histogram.
-func ExampleMergeHlogs() {
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	agent := func(latency time.Duration, segment string) *bytes.Buffer {
-		var log bytes.Buffer
-		hw := metrics.NewHlogWriter(&log, metrics.HlogHeader{Segment: segment, Whole: "2 agents"})
-		rec, _ := metrics.NewRecorder(start, metrics.Options{Hlog: hw})
-		for i := 0; i < 100; i++ {
-			rec.Record(i, &metrics.Sample{Outcome: metrics.OK, Latency: latency})
-		}
-		res := rec.Finish(start.Add(time.Second), 1, nil)
-		if err := hw.End(res); err != nil {
-			panic(err)
-		}
-		return &log
-	}
-	res, err := metrics.MergeHlogs(agent(10*time.Millisecond, "0/2"), agent(30*time.Millisecond, "1/2"))
-	if err != nil {
-		panic(err)
-	}
-	sum, _ := res.Summary().Select("load", "count", "rps", "avg_ms", "p99_ms")
-	fmt.Print(sum)
-	// Output:
-	// summary
-	// load      count  rps  avg_ms  p99_ms
-	// 2 agents    200  200      20      30
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/conclab/conclab/bench/load"
+	"github.com/conclab/conclab/bench/metrics"
 )
 
 func loadTestServer(t *testing.T) *httptest.Server {
@@ -129,7 +130,7 @@ func TestLoadCommandBadInput(t *testing.T) {
 		{"grace above the cap", []string{"load", srv.URL, "--grace", "1h"}, 2, "--grace must be in"},
 		{"zero iterations", []string{"load", srv.URL, "--iterations", "0"}, 2, "--iterations must be positive"},
 		{"iterations with rate", []string{"load", srv.URL, "--iterations", "3", "--rate", "10"}, 2, "--iterations applies to the closed model"},
-		{"bad segment", []string{"load", srv.URL, "--segment", "3/3"}, 2, "--segment: load: segment index must be in 0..2"},
+		{"bad segment", []string{"load", srv.URL, "--segment", "3/3"}, 2, "--segment: split: segment index must be in 0..2"},
 		{"bad segment form", []string{"load", srv.URL, "--segment", "half"}, 2, "want i/N"},
 		{"bad start-at", []string{"load", srv.URL, "--start-at", "soon"}, 2, "--start-at \"soon\": want an RFC 3339 time"},
 		{"start-at too far", []string{"load", srv.URL, "--start-at", "2099-01-01T00:00:00Z"}, 2, "more than 24h0m0s"},
@@ -181,19 +182,56 @@ func TestLoadCommandHTML(t *testing.T) {
 	}
 }
 
-func TestLoadProgressBar(t *testing.T) {
+// The live view: on a terminal a panel redrawn in place and cleared at
+// the end; otherwise plain lines, at most one a second of the run.
+func TestLoadLiveView(t *testing.T) {
 	t.Parallel()
-	var buf bytes.Buffer
-	b := &progressBar{w: &buf}
-	b.update(load.Progress{Elapsed: 5 * time.Second, Duration: 10 * time.Second, Done: 500, Errors: 2})
-	b.clear()
-	got := buf.String()
-	for _, want := range []string{"[" + strings.Repeat("=", 15) + strings.Repeat("-", 15) + "]", "5.0s", "500 reqs", "2 errors", "100/s", "\r\033[K"} {
+	plan := load.Plan{Duration: 10 * time.Second, Gauge: "vus", Protocol: "HTTP/1.1", Interval: 500 * time.Millisecond,
+		Labels: map[string]string{"load": "50 VUs 10s"}}
+	feed := func(v *liveView) {
+		v.start(plan)
+		rec, err := metrics.NewRecorder(time.Unix(0, 0), metrics.Options{OnCut: v.interval})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := 1; k <= 6; k++ { // six intervals of 500 ms, k×100 requests of k ms
+			for i := 0; i < 100*k; i++ {
+				rec.Record(i, &metrics.Sample{Outcome: metrics.OK, Latency: time.Duration(k) * time.Millisecond})
+			}
+			rec.Record(0, &metrics.Sample{Outcome: metrics.Status5xx, Latency: time.Millisecond})
+			rec.Cut(time.Unix(0, 0).Add(time.Duration(k)*500*time.Millisecond), 50)
+			done := int64(50*k*(k+1) + k) // 100+200+...+100k requests and k errors so far
+			v.progress(load.Progress{Elapsed: time.Duration(k) * 500 * time.Millisecond, Duration: 10 * time.Second, Level: 50, Done: done, Errors: int64(k)})
+		}
+		v.clear()
+	}
+	var tty bytes.Buffer
+	v := &liveView{w: &tty, tty: true, title: "GET http://127.0.0.1/"}
+	feed(v)
+	got := tty.String()
+	for _, want := range []string{"[" + strings.Repeat("=", 9) + strings.Repeat("-", 21) + "]", "3.0s / 10s", "vus 50", "HTTP/1.1",
+		"rps      1202", "▂▃▅▆▇█", "p50 6.00ms", "p99 6.00ms", "requests 2106   errors 6 (0.28%)", "\033[4A\r\033[J"} {
 		if !strings.Contains(got, want) {
-			t.Errorf("bar %q lacks %q", got, want)
+			t.Errorf("panel lacks %q:\n%q", want, got)
 		}
 	}
-	if isTerminal(&buf) {
+	if !strings.HasSuffix(got, "\033[4A\r\033[J") {
+		t.Errorf("panel not cleared at the end: %q", got[max(0, len(got)-40):])
+	}
+
+	var plain bytes.Buffer
+	feed(&liveView{w: &plain, title: "GET http://127.0.0.1/"})
+	lines := strings.Split(strings.TrimSpace(plain.String()), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[0], "50 VUs 10s · HTTP/1.1") || strings.Contains(plain.String(), "\033") {
+		t.Fatalf("plain view: %q; want a heading and a line each second, no escapes", lines)
+	}
+	// Seconds 0–1: 100+200 requests and 2 errors in 1 s.
+	for _, want := range []string{"t=1.0s  rps=302  p50=2.00ms", "errors=2  requests=302  vus=50"} {
+		if !strings.Contains(lines[1], want) {
+			t.Errorf("first line %q lacks %q", lines[1], want)
+		}
+	}
+	if isTerminal(&plain) {
 		t.Errorf("a buffer is not a terminal")
 	}
 	if f, err := os.CreateTemp(t.TempDir(), "out"); err == nil {
@@ -201,6 +239,9 @@ func TestLoadProgressBar(t *testing.T) {
 			t.Errorf("a file is not a terminal")
 		}
 		f.Close()
+	}
+	if sparkline([]float64{0, 1, 2, 4, 8}) != "▁▂▃▅█" {
+		t.Errorf("sparkline = %q", sparkline([]float64{0, 1, 2, 4, 8}))
 	}
 }
 
