@@ -228,7 +228,7 @@ func (w *h1conn) dial(ctx context.Context, deadline time.Time) error {
 		w.mu.Unlock()
 		if err := tc.HandshakeContext(ctx); err != nil {
 			w.close()
-			return fmt.Errorf("tls: %w", err)
+			return fmt.Errorf("TLS handshake: %w", err)
 		}
 		c = tc
 	}

@@ -23,10 +23,10 @@ import (
 // it fails every request with an error saying so.
 //
 // Workers share connections Options.Streams at a time: worker w uses
-// group w/Streams, an http.Transport of its own that keeps one connection
-// (more only if the server limits its concurrent streams below Streams),
-// so the run opens about workers/Streams connections, each carrying
-// Streams streams at once.
+// group w/Streams, an http.Transport of its own limited to one connection,
+// so the run opens workers/Streams connections (rounded up), each carrying
+// up to Streams streams at once (a server that allows fewer concurrent
+// streams makes the others wait); a connection lost is dialled again.
 type h2 struct {
 	p        *prepared
 	o        *Options
@@ -60,7 +60,7 @@ func (t *h2) newGroup() *h2group {
 		Protocols:          protos,
 		DisableCompression: true,
 		ForceAttemptHTTP2:  true,
-		MaxIdleConns:       0,
+		MaxConnsPerHost:    1, // the group's one connection, dialled once
 		IdleConnTimeout:    time.Minute,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			c, err := d.DialContext(ctx, network, addr)
@@ -111,10 +111,10 @@ func (t *h2) close() {
 type h2conn struct {
 	t   *h2
 	g   *h2group
-	id_ int64
+	cid int64
 }
 
-func (c *h2conn) id() int64  { return c.id_ }
+func (c *h2conn) id() int64  { return c.cid }
 func (c *h2conn) interrupt() {} // requests carry the run's context
 func (c *h2conn) close()     {}
 
@@ -141,9 +141,9 @@ func (c *h2conn) do(ctx context.Context, s *metrics.Sample) (sent, done time.Tim
 	req.ContentLength = int64(len(p.body))
 	sent = time.Now()
 	resp, err := c.g.rt.RoundTrip(req)
-	c.id_ = c.g.cid.Load()
+	c.cid = c.g.cid.Load()
 	if err != nil {
-		c.fail(ctx, rctx, s, err)
+		c.fail(ctx, rctx, s, fmt.Errorf("%s: %w", c.t.proto, err))
 		return sent, time.Now(), 0
 	}
 	c.t.nstreams.Add(1)

@@ -32,6 +32,10 @@ type engine struct {
 	errs    atomic.Int64
 	dropped atomic.Int64
 	level   atomic.Uint64 // float64 bits: VUs or target rate
+	// levelAt, when the model's level is a function of the time (a rate,
+	// a VU schedule), is that function: an interval's gauge is then the
+	// level at its end, however late the cut runs.
+	levelAt func(time.Duration) float64
 	reason  atomic.Value  // string: why the run stopped early
 	aborted atomic.Int64  // 1 + the index of the threshold that stopped the run
 	reqs    *requestLog   // nil: raw results off
@@ -47,7 +51,7 @@ func newEngine(ctx context.Context, c *config, late time.Duration) (*engine, err
 	if !c.o.StartAt.IsZero() && late == 0 {
 		start = c.o.StartAt // the agents' common time zero, a few µs ago
 	}
-	e := &engine{cfg: c, tr: c.transport, start: start, late: late, planDur: c.plan.duration,
+	e := &engine{cfg: c, tr: c.transport, start: start, late: late, planDur: c.plan.duration, levelAt: c.plan.level,
 		maxReq: c.o.MaxRequests, stopNew: make(chan struct{}), tickDone: make(chan struct{})}
 	rec, err := metrics.NewRecorder(start, metrics.Options{Uncorrected: c.plan.open, Phases: c.o.PhaseTimings, OnCut: e.onCut})
 	if err != nil {
@@ -124,13 +128,21 @@ func (e *engine) tick() {
 	for {
 		select {
 		case now := <-cut.C:
-			e.rec.Cut(now, e.getLevel())
+			e.rec.Cut(now, e.gauge(now))
 		case <-prog:
 			e.cfg.o.Progress(e.progress())
 		case <-e.tickDone:
 			return
 		}
 	}
+}
+
+// gauge is the level for an interval ending at now.
+func (e *engine) gauge(now time.Time) float64 {
+	if e.levelAt != nil {
+		return e.levelAt(now.Sub(e.start))
+	}
+	return e.getLevel()
 }
 
 func (e *engine) progress() Progress {
@@ -174,7 +186,7 @@ func (e *engine) finish() (*metrics.Result, error) {
 		p.Elapsed = end.Sub(e.start)
 		e.cfg.o.Progress(p)
 	}
-	res := e.rec.Finish(end, e.getLevel(), e.cfg.labels)
+	res := e.rec.Finish(end, e.gauge(end), e.cfg.labels)
 	res.Dropped = e.dropped.Load()
 	res.GaugeName = e.cfg.plan.gauge
 	res.Protocol, res.Connections, res.Streams = e.tr.protocol(), e.tr.connections(), e.tr.streams()

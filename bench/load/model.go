@@ -33,4 +33,7 @@ type outline struct {
 	requests int64         // at most this many; 0: unknown
 	gauge    string        // the series' gauge column: "vus", "target_rps" or none
 	open     bool          // latency from the intended start, uncorrected kept
+	// level, when set, is the gauge at each moment (a schedule's rate or
+	// VUs): the series' gauge is read from it at each interval's end.
+	level func(time.Duration) float64
 }

@@ -94,8 +94,9 @@ func validateInFlight(model string, n int) error {
 }
 
 func (m Open) outline() outline {
-	p := outline{gauge: "target_rps", open: true}
-	if pl, ok := m.Schedule().(Planner); ok {
+	sched := m.Schedule()
+	p := outline{gauge: "target_rps", open: true, level: sched.Rate}
+	if pl, ok := sched.(Planner); ok {
 		p.duration, p.requests = pl.Plan()
 	}
 	return p

@@ -14,7 +14,10 @@ import (
 //
 // The generator calls Pace from one goroutine with non-decreasing
 // arguments; the intended start of hit number hits is elapsed+wait, which
-// is what the latency of that request is measured from.
+// is what the latency of that request is measured from. Rate labels the
+// series' intervals and is called from another goroutine, concurrently
+// with Pace: it must be a function of elapsed only, safe for concurrent
+// use (every pacer here is).
 type Pacer interface {
 	Pace(elapsed time.Duration, hits int64) (wait time.Duration, stop bool)
 	Rate(elapsed time.Duration) float64

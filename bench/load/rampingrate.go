@@ -41,8 +41,9 @@ func (m RampingRate) Validate() error {
 }
 
 func (m RampingRate) outline() outline {
-	d, n := m.Schedule().(StagesPacer).Plan()
-	return outline{duration: d, requests: n, gauge: "target_rps", open: true}
+	sched := m.Schedule().(StagesPacer)
+	d, n := sched.Plan()
+	return outline{duration: d, requests: n, gauge: "target_rps", open: true, level: sched.Rate}
 }
 
 func (m RampingRate) run(e *engine) {

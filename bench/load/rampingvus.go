@@ -25,8 +25,9 @@ type RampingVUs struct {
 // A VUSchedule says how many VUs of a RampingVUs run are active at each
 // moment. Like a Pacer it is clock-free: VUs(elapsed) is the number
 // active at elapsed since the start, and done=true from the end on. Max
-// is the most VUs ever active, Duration the schedule's length. It is
-// called from one goroutine with non-decreasing arguments.
+// is the most VUs ever active, Duration the schedule's length. VUs is
+// called from two goroutines (the ramp and the series' intervals), so it
+// must be safe for concurrent use: a function of elapsed, as a ramp is.
 type VUSchedule interface {
 	VUs(elapsed time.Duration) (n int, done bool)
 	Max() int
@@ -104,7 +105,11 @@ func (m RampingVUs) Validate() error {
 }
 
 func (m RampingVUs) outline() outline {
-	return outline{duration: m.schedule().Duration(), gauge: "vus"}
+	s := m.schedule()
+	return outline{duration: s.Duration(), gauge: "vus", level: func(el time.Duration) float64 {
+		n, _ := s.VUs(el)
+		return float64(n)
+	}}
 }
 
 func (m RampingVUs) run(e *engine) {

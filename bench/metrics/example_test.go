@@ -56,3 +56,30 @@ func ExampleSummaries() {
 	// asyncio     100  100      10
 	// sync        100  100      40
 }
+
+// Thresholds pass or fail a result, as k6's do in CI: a percentile, an
+// error rate, a throughput.
+func ExampleResult_CheckThresholds() {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	rec, _ := metrics.NewRecorder(start, metrics.Options{})
+	for i := 1; i <= 99; i++ {
+		rec.Record(i, &metrics.Sample{Outcome: metrics.OK, Latency: time.Duration(i) * time.Millisecond})
+	}
+	rec.Record(0, &metrics.Sample{Outcome: metrics.Status5xx, Latency: time.Millisecond})
+	res := rec.Finish(start.Add(time.Second), 0, nil)
+
+	ts, err := metrics.ParseThresholds("p95<200ms", "p(99)<50", "errors<1%", "rps>=100")
+	if err != nil {
+		panic(err)
+	}
+	for _, tr := range res.CheckThresholds(ts...) {
+		fmt.Println(tr.Threshold, tr.Passed, tr.Measured())
+	}
+	fmt.Println("passed:", res.Passed())
+	// Output:
+	// p95<200ms true p(95)=94.04ms
+	// p(99)<50 false p(99)=98.04ms
+	// errors<1% false errors=1.00%
+	// rps>=100 true rps=100.0
+	// passed: false
+}
