@@ -105,9 +105,9 @@ func TestRefusedConnections(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nobody listens there now
-	for _, m := range []Model{Burst{N: 5}, Closed{VUs: 2, Duration: 200 * time.Millisecond}, Open{Rate: 50, Duration: 200 * time.Millisecond}} {
+	for i, m := range []Model{Burst{N: 5}, Closed{VUs: 2, Duration: 200 * time.Millisecond}, Closed{VUs: 2, Duration: 200 * time.Millisecond}, Open{Rate: 50, Duration: 200 * time.Millisecond}} {
 		start := time.Now()
-		res, err := Run(context.Background(), Target{URL: "http://" + addr + "/"}, m, Options{})
+		res, err := Run(context.Background(), Target{URL: "http://" + addr + "/"}, m, paths[i%2].on(Options{}))
 		if err == nil || !strings.Contains(err.Error(), "refused") || !strings.Contains(err.Error(), "requests to") {
 			t.Errorf("%v: err = %v; want 'all N requests ... failed ... refused'", m, err)
 		}
@@ -124,7 +124,7 @@ func TestRefusedConnections(t *testing.T) {
 // connection errors, the run ends on time, nothing hangs.
 func TestServerDiesMidRun(t *testing.T) {
 	t.Parallel()
-	for _, m := range []Model{Closed{VUs: 4, Duration: time.Second}, Open{Rate: 200, Duration: time.Second, MaxInFlight: 4}} {
+	for i, m := range []Model{Closed{VUs: 4, Duration: time.Second}, Closed{VUs: 4, Duration: time.Second}, Open{Rate: 200, Duration: time.Second, MaxInFlight: 4}} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			time.Sleep(time.Millisecond)
 			io.WriteString(w, "ok")
@@ -134,7 +134,7 @@ func TestServerDiesMidRun(t *testing.T) {
 			srv.Close()
 		})
 		start := time.Now()
-		res, err := Run(context.Background(), Target{URL: srv.URL}, m, Options{Timeout: time.Second})
+		res, err := Run(context.Background(), Target{URL: srv.URL}, m, paths[i%2].on(Options{Timeout: time.Second}))
 		if err != nil {
 			t.Fatalf("%v: %v (some requests succeeded, so no error is expected)", m, err)
 		}
@@ -150,7 +150,8 @@ func TestServerDiesMidRun(t *testing.T) {
 // A server that answers garbage: counted as "other" errors.
 func TestMalformedResponses(t *testing.T) {
 	t.Parallel()
-	for _, reply := range []string{"garbage\r\n\r\n", "HTTP/1.1 2x0 OK\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: -4\r\n\r\n", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"} {
+	for i, reply := range []string{"garbage\r\n\r\n", "HTTP/1.1 2x0 OK\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: -4\r\n\r\n", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+		"garbage\r\n\r\n", "HTTP/1.1 2x0 OK\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: -4\r\n\r\n", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"} {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
@@ -171,7 +172,7 @@ func TestMalformedResponses(t *testing.T) {
 				}()
 			}
 		}()
-		res, err := Run(context.Background(), Target{URL: "http://" + ln.Addr().String() + "/"}, Sequential{N: 2}, Options{Timeout: time.Second})
+		res, err := Run(context.Background(), Target{URL: "http://" + ln.Addr().String() + "/"}, Sequential{N: 2}, paths[i/4].on(Options{Timeout: time.Second}))
 		ln.Close()
 		if err == nil || res == nil || res.Outcomes(metrics.Other) != 2 || !strings.Contains(err.Error(), "malformed response") {
 			t.Errorf("reply %q: err=%v res=%v; want 2 'other' errors, malformed response", reply, err, res)

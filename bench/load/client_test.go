@@ -155,8 +155,11 @@ func TestOutOfStepConnection(t *testing.T) {
 			}()
 		}
 	}()
-	res, err := Run(context.Background(), Target{URL: "http://" + ln.Addr().String() + "/"}, Sequential{N: 3}, Options{Timeout: time.Second})
-	if err != nil || res.Outcomes(metrics.OK) != 3 || conns.Load() != 3 {
-		t.Errorf("err=%v ok=%d conns=%d; want 3 OK answers on 3 connections", err, res.Outcomes(metrics.OK), conns.Load())
+	for _, path := range paths {
+		conns.Store(0)
+		res, err := Run(context.Background(), Target{URL: "http://" + ln.Addr().String() + "/"}, Sequential{N: 3}, path.on(Options{Timeout: time.Second}))
+		if err != nil || res.Outcomes(metrics.OK) != 3 || conns.Load() != 3 {
+			t.Errorf("%s: err=%v ok=%d conns=%d; want 3 OK answers on 3 connections", path.name, err, res.Outcomes(metrics.OK), conns.Load())
+		}
 	}
 }

@@ -138,6 +138,9 @@ type Options struct {
 	// observeSend, when set (by tests), is called with the moment each
 	// open-model send passes the planned-end gate (see engine.send).
 	observeSend func(time.Time)
+	// goroutinesOnly (tests) runs closed models on a goroutine per VU
+	// even where event loops could run them.
+	goroutinesOnly bool
 }
 
 // Progress is a snapshot of a running run.

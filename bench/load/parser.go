@@ -166,9 +166,12 @@ func (p *respParser) onLine(l []byte) (done bool, err error) {
 		if i <= 0 {
 			return false, &protoError{fmt.Sprintf("header %q", truncate(l))}
 		}
-		name, val := l[:i], bytes.TrimSpace(l[i+1:])
-		switch {
+		name, val := l[:i], l[i+1:]
+		switch n := len(name); {
+		case n != len(hdrContentLength) && n != len(hdrTransferEncoding) && n != len(hdrConnection):
+			// none of the three this parser reads (most headers): no case folding
 		case bytes.EqualFold(name, hdrContentLength):
+			val = bytes.TrimSpace(val)
 			n, err := strconv.ParseInt(string(val), 10, 64) // no allocation: the conversion is optimised away
 			if err != nil || n < 0 {
 				return false, &protoError{fmt.Sprintf("Content-Length %q", truncate(val))}

@@ -23,6 +23,7 @@ func TestRequestsRaw(t *testing.T) {
 		open  bool
 	}{
 		{"closed", Closed{VUs: 3, Total: 500}, 3, false},
+		{"closed goroutines", Closed{VUs: 3, Total: 500}, 3, false},
 		{"open", Open{Rate: 400, Duration: 500 * time.Millisecond, MaxInFlight: 5}, 5, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -30,7 +31,7 @@ func TestRequestsRaw(t *testing.T) {
 			var mu sync.Mutex
 			var rows []Request
 			calls, biggest := 0, 0
-			res, err := Run(context.Background(), Target{URL: srv.URL}, tc.model, Options{Requests: func(b []Request) error {
+			res, err := Run(context.Background(), Target{URL: srv.URL}, tc.model, Options{goroutinesOnly: strings.HasSuffix(tc.name, "goroutines"), Requests: func(b []Request) error {
 				mu.Lock()
 				defer mu.Unlock()
 				calls++

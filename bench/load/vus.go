@@ -25,6 +25,9 @@ const rampTick = 20 * time.Millisecond
 // runVUs runs the closed-model loop until the soft stop, the schedule's
 // end or the counts run out.
 func (e *engine) runVUs(p vuPlan) {
+	if e.runLoops(p) {
+		return
+	}
 	var active atomic.Int64 // VUs with an index below it may send
 	active.Store(int64(p.vus))
 	e.setLevel(float64(p.vus))

@@ -76,7 +76,8 @@ func MergeFiles(paths ...string) (*metrics.Result, error) {
 //     HlogHeader.Tick, else the most common interval length): each log
 //     interval goes to the row its midpoint falls in, and the gauge of a
 //     row is the sum over logs (VUs or target rate of all agents
-//     together);
+//     together) of the gauge of each log's interval covering the row
+//     most;
 //   - elapsed runs from the earliest start to the latest end;
 //   - labels that agree across logs are kept; for segments of one run the
 //     load label is the whole model's; warnings and error samples are
@@ -311,7 +312,12 @@ func gridStep(files []*hlogFile) time.Duration {
 // hlogBucket is one row of the merged series.
 type hlogBucket struct {
 	intervals []*hlogInterval
-	gauges    map[int][]float64 // per file
+	gauges    map[int]gaugeSpan // per file: the gauge of its interval that covers the row most
+}
+
+type gaugeSpan struct {
+	gauge   float64
+	overlap time.Duration
 }
 
 func mergeHlogFiles(files []*hlogFile) (*metrics.Result, error) {
@@ -356,7 +362,7 @@ func mergeHlogFiles(files []*hlogFile) (*metrics.Result, error) {
 
 	var buckets []*hlogBucket
 	var end time.Duration // latest end, from origin
-	for fi, f := range files {
+	for _, f := range files {
 		off := f.start.Sub(origin)
 		for _, iv := range f.intervals {
 			mid := off + iv.start + iv.length/2
@@ -369,17 +375,33 @@ func mergeHlogFiles(files []*hlogFile) (*metrics.Result, error) {
 					metrics.DefaultMaxIntervals-1, step, f.name, off.Round(time.Millisecond))
 			}
 			for len(buckets) <= k {
-				buckets = append(buckets, &hlogBucket{gauges: map[int][]float64{}})
+				buckets = append(buckets, &hlogBucket{gauges: map[int]gaugeSpan{}})
 			}
-			b := buckets[k]
-			b.intervals = append(b.intervals, iv)
-			if !math.IsNaN(iv.gauge) {
-				b.gauges[fi] = append(b.gauges[fi], iv.gauge)
-			}
+			buckets[k].intervals = append(buckets[k].intervals, iv)
 			end = max(end, off+iv.start+iv.length)
 		}
 		if f.end != nil {
 			end = max(end, off+time.Duration(f.end.Elapsed))
+		}
+	}
+
+	// A row's gauge is the agents' levels added up: for each log, that of
+	// its interval covering the row the most (so that an agent whose
+	// intervals ran longer than the grid, on a loaded machine, still
+	// counts in every row it spans).
+	for fi, f := range files {
+		off := f.start.Sub(origin)
+		for _, iv := range f.intervals {
+			if math.IsNaN(iv.gauge) {
+				continue
+			}
+			from, to := off+iv.start, off+iv.start+iv.length
+			for k := max(int(from/step), 0); k < len(buckets) && time.Duration(k)*step < to; k++ {
+				lo, hi := max(from, time.Duration(k)*step), min(to, time.Duration(k+1)*step)
+				if ov := hi - lo; ov > 0 && ov > buckets[k].gauges[fi].overlap {
+					buckets[k].gauges[fi] = gaugeSpan{iv.gauge, ov}
+				}
+			}
 		}
 	}
 
@@ -410,12 +432,8 @@ func mergeHlogFiles(files []*hlogFile) (*metrics.Result, error) {
 		gauge := math.NaN()
 		if len(b.gauges) > 0 { // the agents' levels add up
 			gauge = 0
-			for _, vs := range b.gauges {
-				s := 0.0
-				for _, v := range vs {
-					s += v
-				}
-				gauge += s / float64(len(vs))
+			for _, g := range b.gauges {
+				gauge += g.gauge
 			}
 		}
 		if k < len(buckets)-1 {
