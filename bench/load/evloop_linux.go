@@ -34,10 +34,19 @@ import (
 // and stops); request timeouts are checked every tenth of Timeout (at
 // most 100 ms, at least 1 ms).
 
-// loopsFor is how many event loops run n VUs: half the CPUs the process
-// may use (the target gets the other half on loopback), at least one, at
-// most one per VU.
-func loopsFor(n int) int { return max(1, min(runtime.GOMAXPROCS(0)/2, n)) }
+// loopsFor is how many event loops run n VUs: one per CPU the process may
+// use (wrk's thread per core), at most one per VU.
+func loopsFor(n int) int { return max(1, min(runtime.GOMAXPROCS(0), n)) }
+
+// A loop waits for its epoll instance through Go's own poller: the epoll
+// descriptor is itself pollable (readable when one of its sockets is
+// ready), so the loop looks with a non-blocking epoll_wait and, finding
+// nothing, parks like any goroutine waiting for a socket, its P free for
+// the rest of the process — an in-process server, the series cuts. A
+// blocking epoll_wait would hold the P (a raw call) or, as an ordinary
+// blocking call, keep the scheduler's monitor handing Ps over (twice the
+// context switches a request). The wait's timeout is the file's read
+// deadline.
 
 // runLoops runs the closed-model VUs of p on event loops if it can: plain
 // HTTP/1.1 over TCP, every VU active from the start (no ramp), a target
@@ -152,6 +161,9 @@ type lconn struct {
 
 type evloop struct {
 	e       *engine
+	pf      *os.File        // the epoll descriptor, in Go's poller
+	rc      syscall.RawConn // its raw access
+	dl      time.Time       // pf's read deadline
 	t       *h1
 	p       *vuPlan
 	addr    *net.TCPAddr
@@ -186,13 +198,25 @@ func newEvloop(e *engine, t *h1, p *vuPlan, addr *net.TCPAddr, sa unix.Sockaddr,
 		unix.Close(wake)
 		return nil, err
 	}
+	if err := unix.SetNonblock(ep, true); err != nil {
+		unix.Close(ep)
+		unix.Close(wake)
+		return nil, err
+	}
+	pf := os.NewFile(uintptr(ep), "epoll") // pollable: non-blocking
+	rc, err := pf.SyscallConn()
+	if err != nil {
+		pf.Close()
+		unix.Close(wake)
+		return nil, err
+	}
 	scan := min(max(e.cfg.o.Timeout/10, time.Millisecond), 100*time.Millisecond)
-	return &evloop{e: e, t: t, p: p, addr: addr, sa: sa, family: family, ep: ep, wake: wake,
+	return &evloop{e: e, t: t, p: p, addr: addr, sa: sa, family: family, ep: ep, wake: wake, pf: pf, rc: rc,
 		events: make([]unix.EpollEvent, 256), scan: scan}, nil
 }
 
 func (l *evloop) closeFDs() {
-	unix.Close(l.ep)
+	l.pf.Close() // the epoll descriptor
 	unix.Close(l.wake)
 }
 
@@ -239,42 +263,39 @@ func (l *evloop) run() {
 	}
 }
 
-// wait waits for events until the next think wake-up or timeout scan.
+// wait waits for events until the next think wake-up or timeout scan:
+// a non-blocking epoll_wait, then, finding nothing, a park in Go's poller
+// until the epoll descriptor is readable or the deadline passes.
 func (l *evloop) wait() (int, error) {
-	timeout := -1
-	now := time.Now()
-	next := time.Time{}
+	var next time.Time
 	if len(l.think) > 0 {
 		next = l.think[0].wake
 	}
 	if l.inFlight() && (next.IsZero() || l.scanAt.Before(next)) {
 		next = l.scanAt
 	}
-	if !next.IsZero() {
-		d := next.Sub(now)
-		switch {
-		case d < time.Millisecond: // epoll_wait counts milliseconds: look, do not sleep
-			timeout = 0
-		default:
-			timeout = int((d + time.Millisecond - 1) / time.Millisecond)
+	if !next.Equal(l.dl) {
+		if err := l.pf.SetReadDeadline(next); err != nil {
+			return 0, err
 		}
+		l.dl = next
 	}
-	for {
-		var n int
-		var err error
-		if timeout == 0 {
-			n, err = epollPoll(l.ep, l.events)
-		} else {
-			n, err = unix.EpollWait(l.ep, l.events, timeout)
-		}
-		if err == unix.EINTR {
-			continue
-		}
-		return n, err
+	var n int
+	var werr error
+	err := l.rc.Read(func(uintptr) bool {
+		n, werr = epollPoll(l.ep, l.events)
+		return n > 0 || (werr != nil && werr != unix.EINTR)
+	})
+	switch {
+	case werr != nil && werr != unix.EINTR:
+		return 0, werr
+	case err != nil && !errors.Is(err, os.ErrDeadlineExceeded):
+		return 0, err
 	}
+	return n, nil
 }
 
-// epollPoll is a non-blocking epoll_wait without the scheduler's syscall
+// epollPoll is a non-blocking epoll_wait, without the scheduler's syscall
 // bookkeeping (it cannot block).
 func epollPoll(ep int, events []unix.EpollEvent) (int, error) {
 	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_WAIT, uintptr(ep), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
