@@ -27,10 +27,10 @@ import (
 // step of that VU: connect, write the request, read and parse the
 // response (respParser), record it, think, send the next. Per request that
 // is one write and one read, with epoll_wait shared by every connection
-// ready at once — no goroutine parked and woken, no deadline timer set,
-// no read that finds nothing — which is what lets the generator use less
-// CPU per request than wrk, leaving more of a shared machine to the
-// target. Behaviour is the goroutines' (the same counts, outcomes, errors
+// ready at once — no goroutine parked and woken per request, no deadline
+// timer set, no read that finds nothing — which is what lets the
+// generator use less CPU per request than wrk, leaving more of a shared
+// machine to the target. Behaviour is the goroutines' (the same counts, outcomes, errors
 // and stops); request timeouts are checked every tenth of Timeout (at
 // most 100 ms, at least 1 ms).
 
