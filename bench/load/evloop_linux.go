@@ -175,12 +175,18 @@ type evloop struct {
 	conns   []*lconn
 	events  []unix.EpollEvent
 	think   thinkHeap
-	live    int  // VUs not done
-	busy    int  // VUs with a request in flight (connecting, writing, reading)
-	soft    bool // no new request
-	hard    bool // requests in flight are cut off
-	scan    time.Duration
-	scanAt  time.Time
+	// Requests taken from the run's shared counters in batches (and not
+	// yet sent), and results not yet added to them: loops on different
+	// CPUs then do not pass the counters' cache lines back and forth on
+	// every request.
+	tickets, totals int64 // of MaxRequests (engine.issued), of the total (started)
+	done, errs      int64 // to add to engine.done, engine.errs
+	live            int   // VUs not done
+	busy            int   // VUs with a request in flight (connecting, writing, reading)
+	soft            bool  // no new request
+	hard            bool  // requests in flight are cut off
+	scan            time.Duration
+	scanAt          time.Time
 }
 
 func newEvloop(e *engine, t *h1, p *vuPlan, addr *net.TCPAddr, sa unix.Sockaddr, family int) (*evloop, error) {
@@ -228,6 +234,7 @@ func (l *evloop) signal() {
 
 func (l *evloop) run() {
 	defer l.closeFDs()
+	defer l.settle()
 	l.live = len(l.conns)
 	l.scanAt = time.Now().Add(l.scan)
 	l.onWake() // a run stopped before it started
@@ -360,13 +367,82 @@ func (l *evloop) onWake() {
 // the run's total or the run are over.
 func (l *evloop) next(c *lconn) {
 	p := l.p
-	if l.soft || (p.iterations > 0 && c.iter >= p.iterations) || (p.total > 0 && l.started.Add(1) > p.total) || !l.e.ticket() {
+	if l.soft || (p.iterations > 0 && c.iter >= p.iterations) || !l.take() {
 		l.finish(c)
 		return
 	}
 	c.iter++
 	c.retried = false
 	l.start(c)
+}
+
+// counterBatch is how many requests a loop takes from a shared counter at
+// once while the counter is far from its bound; near it (within
+// counterBatch per loop, four times over) it takes them one at a time, so
+// the bounds stay exact.
+const counterBatch = 64
+
+// take takes one request against the run's total and MaxRequests. When
+// MaxRequests runs out the VU ends (and the others as they come to it),
+// with the result's warning; the model's end is not forced as in the
+// goroutines' path, so that requests taken by other loops still go out
+// and the run makes exactly MaxRequests.
+func (l *evloop) take() bool {
+	if l.e.stopped() {
+		return false
+	}
+	p := l.p
+	if p.total > 0 && l.totals == 0 {
+		if l.totals = l.reserve(l.started, p.total, p.iterations == 0); l.totals == 0 {
+			return false
+		}
+	}
+	if l.tickets == 0 {
+		if l.tickets = l.reserve(&l.e.issued, l.e.maxReq, true); l.tickets == 0 {
+			l.e.reason.CompareAndSwap(nil, fmt.Sprintf("stopped at MaxRequests=%d", l.e.maxReq))
+			return false
+		}
+	}
+	if p.total > 0 {
+		l.totals--
+	}
+	l.tickets--
+	return true
+}
+
+// reserve takes up to counterBatch (one when near the bound, or when
+// batch is false) from counter, bounded by limit; 0 when none is left.
+func (l *evloop) reserve(counter *atomic.Int64, limit int64, batch bool) int64 {
+	for {
+		cur := counter.Load()
+		free := limit - cur
+		if free <= 0 {
+			return 0
+		}
+		k := int64(1)
+		if batch && free > 4*counterBatch*int64(loopsFor(l.p.vus)) {
+			k = counterBatch
+		}
+		if counter.CompareAndSwap(cur, cur+k) {
+			return k
+		}
+	}
+}
+
+// settle gives back what the loop took and did not use, and adds its
+// results to the run's counts.
+func (l *evloop) settle() {
+	if l.tickets > 0 {
+		l.e.issued.Add(-l.tickets)
+		l.tickets = 0
+	}
+	if l.totals > 0 {
+		l.started.Add(-l.totals)
+		l.totals = 0
+	}
+	l.e.done.Add(l.done)
+	l.e.errs.Add(l.errs)
+	l.done, l.errs = 0, 0
 }
 
 // start sends the request, on the kept-alive connection or a new one.
@@ -570,9 +646,14 @@ func (l *evloop) record(c *lconn, done time.Time, status int) {
 	c.s.Uncorrected = c.s.Latency
 	e.rec.Record(c.vu, &c.s)
 	if c.s.Outcome != metrics.Interrupted {
-		e.done.Add(1)
+		l.done++
 		if c.s.Outcome.IsError() {
-			e.errs.Add(1)
+			l.errs++
+		}
+		if l.done >= counterBatch {
+			e.done.Add(l.done)
+			e.errs.Add(l.errs)
+			l.done, l.errs = 0, 0
 		}
 	}
 	if e.reqs != nil {

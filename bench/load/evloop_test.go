@@ -115,3 +115,21 @@ func TestPathsAgree(t *testing.T) {
 		}
 	}
 }
+
+// MaxRequests and Total are exact however the requests are taken (the
+// loops take them from the shared counters in batches while far from the
+// bound): the run makes exactly that many.
+func TestCountsExact(t *testing.T) {
+	t.Parallel()
+	srv := sleepServer(t, 0)
+	for _, path := range paths {
+		res, err := Run(context.Background(), Target{URL: srv.URL}, Closed{VUs: 50, Duration: time.Minute}, path.on(Options{MaxRequests: 5003}))
+		if err != nil || res.Count() != 5003 || !hasWarning(res, "MaxRequests=5003") {
+			t.Errorf("%s: MaxRequests 5003: err %v, %d requests, warnings %q", path.name, err, res.Count(), res.Warnings)
+		}
+		res, err = Run(context.Background(), Target{URL: srv.URL}, Closed{VUs: 50, Total: 5003}, path.on(Options{}))
+		if err != nil || res.Count() != 5003 || hasWarning(res, "MaxRequests") {
+			t.Errorf("%s: Total 5003: err %v, %d requests, warnings %q", path.name, err, res.Count(), res.Warnings)
+		}
+	}
+}
