@@ -61,13 +61,13 @@ func (e *engine) runLoops(p vuPlan) bool {
 	if err != nil {
 		return false
 	}
-	var sa unix.Sockaddr
-	family := unix.AF_INET
-	if ip4 := addr.IP.To4(); ip4 != nil {
-		s := &unix.SockaddrInet4{Port: addr.Port}
-		copy(s.Addr[:], ip4)
-		sa = s
-	} else {
+	// A Sockaddr is written to by each connect: every loop has its own.
+	sockaddr := func() (unix.Sockaddr, int) {
+		if ip4 := addr.IP.To4(); ip4 != nil {
+			s := &unix.SockaddrInet4{Port: addr.Port}
+			copy(s.Addr[:], ip4)
+			return s, unix.AF_INET
+		}
 		s := &unix.SockaddrInet6{Port: addr.Port}
 		copy(s.Addr[:], addr.IP.To16())
 		if addr.Zone != "" {
@@ -75,11 +75,12 @@ func (e *engine) runLoops(p vuPlan) bool {
 				s.ZoneId = uint32(ifi.Index)
 			}
 		}
-		sa, family = s, unix.AF_INET6
+		return s, unix.AF_INET6
 	}
 	n := loopsFor(p.vus)
 	loops := make([]*evloop, 0, n)
 	for i := 0; i < n; i++ {
+		sa, family := sockaddr()
 		l, err := newEvloop(e, t, &p, addr, sa, family)
 		if err != nil {
 			for _, l := range loops {
