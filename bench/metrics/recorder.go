@@ -150,7 +150,7 @@ type Counts struct {
 }
 
 // Errors is the number of errors counted.
-func (c *Counts) Errors() int64 {
+func (c Counts) Errors() int64 {
 	var e int64
 	for o := Outcome(0); o < NumOutcomes; o++ {
 		if o.IsError() {
