@@ -1,4 +1,4 @@
-package metrics
+package split
 
 import (
 	"bytes"
@@ -11,38 +11,46 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/conclab/conclab/bench/metrics"
 )
 
 // agent records samples into a recorder that logs, like one load agent.
-func agent(t *testing.T, start time.Time, seed int64, n int, o Options, segment string) (*Result, *bytes.Buffer) {
+// If all is not nil, the agent's latencies are merged into it.
+func agent(t *testing.T, start time.Time, seed int64, n int, o metrics.Options, segment string, all ...*hdrhistogram.Histogram) (*metrics.Result, *bytes.Buffer) {
 	t.Helper()
 	var buf bytes.Buffer
-	hw := NewHlogWriter(&buf, HlogHeader{Labels: map[string]string{LabelLoad: "seg " + segment, LabelStrategy: "sync"},
-		GaugeName: "vus", Segment: segment, Whole: "whole"})
-	o.Hlog = hw
-	rec, err := NewRecorder(start, o)
+	hw := NewHlogWriter(&buf, HlogHeader{Labels: map[string]string{metrics.LabelLoad: "seg " + segment, metrics.LabelStrategy: "sync"},
+		GaugeName: "vus", Segment: segment, Whole: "whole", Uncorrected: o.Uncorrected, Phases: o.Phases})
+	o.OnCut = func(c *metrics.Cut) {
+		hw.Interval(c)
+		for _, h := range all {
+			h.Merge(c.Histograms.Latency)
+		}
+	}
+	rec, err := metrics.NewRecorder(start, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewSource(seed))
 	for iv := 0; iv < 5; iv++ {
 		for i := 0; i < n; i++ {
-			s := Sample{Outcome: OK, Latency: time.Duration(rng.ExpFloat64() * float64(5*time.Millisecond)), BytesIn: 100, BytesOut: 50}
+			s := metrics.Sample{Outcome: metrics.OK, Latency: time.Duration(rng.ExpFloat64() * float64(5*time.Millisecond)), BytesIn: 100, BytesOut: 50}
 			s.Uncorrected = s.Latency / 2
 			s.Late = i%7 == 0
 			switch i % 50 {
 			case 1:
-				s.Outcome, s.Err = Status5xx, errors.New("503")
+				s.Outcome, s.Err = metrics.Status5xx, errors.New("503")
 			case 2:
-				s.Outcome, s.Latency, s.Err = Conn, 0, errors.New("connect: connection refused")
+				s.Outcome, s.Latency, s.Err = metrics.Conn, 0, errors.New("connect: connection refused")
 			case 3:
-				s.Outcome = Interrupted
+				s.Outcome = metrics.Interrupted
 			}
 			rec.Record(i, &s)
 		}
 		rec.Cut(start.Add(time.Duration(iv+1)*100*time.Millisecond), 2)
 	}
-	res := rec.Finish(start.Add(520*time.Millisecond), 2, map[string]string{LabelLoad: "seg " + segment})
+	res := rec.Finish(start.Add(520*time.Millisecond), 2, map[string]string{metrics.LabelLoad: "seg " + segment})
 	res.Dropped = seed
 	res.Warn("agent " + segment + " warned")
 	if err := hw.End(res); err != nil {
@@ -54,8 +62,8 @@ func agent(t *testing.T, start time.Time, seed int64, n int, o Options, segment 
 // One log merged alone gives back the run's own frames.
 func TestHlogRoundTrip(t *testing.T) {
 	start := time.Date(2026, 12, 1, 9, 0, 0, 123456789, time.UTC)
-	res, buf := agent(t, start, 1, 400, Options{Uncorrected: true}, "")
-	got, err := MergeHlogs(bytes.NewReader(buf.Bytes()))
+	res, buf := agent(t, start, 1, 400, metrics.Options{Uncorrected: true}, "")
+	got, err := Merge(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,17 +93,16 @@ func TestHlogRoundTrip(t *testing.T) {
 func TestHlogMergeEqualsOneHistogram(t *testing.T) {
 	start := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	var logs []io.Reader
-	all := hdrhistogram.New(1, int64(DefaultHighest), DefaultSignificantFigures)
+	all := hdrhistogram.New(1, int64(metrics.DefaultHighest), metrics.DefaultSignificantFigures)
 	var count, errs, late int64
 	for i, seg := range []string{"0/3", "1/3", "2/3"} {
-		res, buf := agent(t, start.Add(time.Duration(i)*time.Millisecond), int64(i+1), 300+i*50, Options{}, seg)
+		res, buf := agent(t, start.Add(time.Duration(i)*time.Millisecond), int64(i+1), 300+i*50, metrics.Options{}, seg, all)
 		logs = append(logs, buf)
-		all.Merge(res.total.lat)
 		count += res.Count()
 		errs += res.Errors()
 		late += res.Late()
 	}
-	got, err := MergeHlogs(logs...)
+	got, err := Merge(logs...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +114,7 @@ func TestHlogMergeEqualsOneHistogram(t *testing.T) {
 			t.Errorf("p%v = %v; one histogram of all samples: %v", q, g, w)
 		}
 	}
-	if got.Labels[LabelLoad] != "whole" || got.Labels[LabelStrategy] != "sync" {
+	if got.Labels[metrics.LabelLoad] != "whole" || got.Labels[metrics.LabelStrategy] != "sync" {
 		t.Errorf("labels %v; want load=whole strategy=sync", got.Labels)
 	}
 	if n := len(got.Warnings); n != 3 || !strings.HasPrefix(got.Warnings[0], "log 1: agent 0/3") {
@@ -130,7 +137,7 @@ func TestHlogMergeEqualsOneHistogram(t *testing.T) {
 // with the right counts and tags.
 func TestHlogReadByHdrHistogram(t *testing.T) {
 	start := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	res, buf := agent(t, start, 3, 200, Options{Uncorrected: true}, "")
+	res, buf := agent(t, start, 3, 200, metrics.Options{Uncorrected: true}, "")
 	r := hdrhistogram.NewHistogramLogReader(bytes.NewReader(buf.Bytes()))
 	byTag := map[string]int64{}
 	n := 0
@@ -167,7 +174,7 @@ func TestHlogForeignLog(t *testing.T) {
 	log := "#[StartTime: 1764579600.000 (seconds since epoch), Tue Dec 01 09:00:00 UTC 2026]\n" + hlogLegend + "\n" +
 		"1764579600.000,1.000,100.000," + string(payload) + "\n" +
 		"1764579601.000,1.000,100.000," + string(payload) + "\n"
-	got, err := MergeHlogs(strings.NewReader(log))
+	got, err := Merge(strings.NewReader(log))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,25 +195,25 @@ func TestHlogBadInput(t *testing.T) {
 		{"newer", hlogHeaderTag + `{"version":99}]` + "\n", "newer"},
 		{"far apart", "#[StartTime: 1 (s)]\n#[conclab-interval {\"t_ns\":100000000000000,\"len_ns\":1000}]\n", "one run"},
 	} {
-		_, err := MergeHlogs(strings.NewReader(tc.log))
+		_, err := Merge(strings.NewReader(tc.log))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err %v; want %q", tc.name, err, tc.want)
 		}
 	}
-	if _, err := MergeHlogs(); err == nil {
+	if _, err := Merge(); err == nil {
 		t.Errorf("no logs: no error")
 	}
-	if _, err := MergeHlogFiles("/no/such.hlog"); err == nil {
+	if _, err := MergeFiles("/no/such.hlog"); err == nil {
 		t.Errorf("missing file: no error")
 	}
 }
 
 // A log cut short (no totals) still merges, with a warning.
 func TestHlogIncomplete(t *testing.T) {
-	_, buf := agent(t, time.Now(), 1, 50, Options{}, "")
+	_, buf := agent(t, time.Now(), 1, 50, metrics.Options{}, "")
 	s := buf.String()
 	s = s[:strings.LastIndex(s, hlogEndTag)]
-	got, err := MergeHlogs(strings.NewReader(s))
+	got, err := Merge(strings.NewReader(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,9 +222,9 @@ func TestHlogIncomplete(t *testing.T) {
 	}
 }
 
-func TestHlogComplete(t *testing.T) {
+func TestComplete(t *testing.T) {
 	dir := t.TempDir()
-	_, buf := agent(t, time.Now(), 1, 20, Options{}, "")
+	_, buf := agent(t, time.Now(), 1, 20, metrics.Options{}, "")
 	full := buf.String()
 	for _, tc := range []struct {
 		name, content string
@@ -232,11 +239,11 @@ func TestHlogComplete(t *testing.T) {
 		if err := os.WriteFile(p, []byte(tc.content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := HlogComplete(p); err != nil || got != tc.want {
+		if got, err := Complete(p); err != nil || got != tc.want {
 			t.Errorf("%s: %v, %v; want %v", tc.name, got, err, tc.want)
 		}
 	}
-	if _, err := HlogComplete(dir + "/missing.hlog"); err == nil {
+	if _, err := Complete(dir + "/missing.hlog"); err == nil {
 		t.Errorf("missing file: no error")
 	}
 }

@@ -1,13 +1,18 @@
-package load
+package split
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/conclab/conclab/bench/load"
+	"github.com/conclab/conclab/bench/metrics"
 )
 
 func TestParseSegment(t *testing.T) {
@@ -90,7 +95,7 @@ func TestSegmentScaleSums(t *testing.T) {
 // time in the whole schedule: the union of the segments' due times is the
 // whole's, for constant, Poisson and ramping pacers.
 func TestSegmentPacerPartitions(t *testing.T) {
-	dueTimes := func(p Pacer, limit int) []time.Duration {
+	dueTimes := func(p load.Pacer, limit int) []time.Duration {
 		var out []time.Duration
 		for hits := int64(0); len(out) < limit; hits++ {
 			wait, stop := p.Pace(0, hits)
@@ -103,12 +108,12 @@ func TestSegmentPacerPartitions(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name  string
-		whole func() Pacer
+		whole func() load.Pacer
 	}{
-		{"constant", func() Pacer { return ConstantPacer{PerSecond: 1000, Duration: time.Second} }},
-		{"poisson", func() Pacer { return NewPoissonPacer(1000, time.Second, 7) }},
-		{"stages", func() Pacer {
-			return StagesPacer{Start: 100, Stages: []Stage{{Duration: 500 * time.Millisecond, Target: 2000}, {Duration: 500 * time.Millisecond, Target: 0}}}
+		{"constant", func() load.Pacer { return load.ConstantPacer{PerSecond: 1000, Duration: time.Second} }},
+		{"poisson", func() load.Pacer { return load.NewPoissonPacer(1000, time.Second, 7) }},
+		{"stages", func() load.Pacer {
+			return load.StagesPacer{Start: 100, Stages: []load.Stage{{Duration: 500 * time.Millisecond, Target: 2000}, {Duration: 500 * time.Millisecond, Target: 0}}}
 		}},
 	} {
 		for _, n := range []int{1, 3, 7} {
@@ -142,28 +147,43 @@ func TestSegmentPacerPartitions(t *testing.T) {
 	}
 }
 
+// planned is the requests a closed model's share plans (load's rule:
+// VUs × Iterations, or Total, whichever is smaller; an empty share none).
+func planned(m load.Model) int64 {
+	switch m := m.(type) {
+	case load.Closed:
+		n := int64(0)
+		if m.Iterations > 0 {
+			n = int64(m.VUs) * int64(m.Iterations)
+		}
+		if m.Total > 0 && (n == 0 || int64(m.Total) < n) {
+			n = int64(m.Total)
+		}
+		return n
+	case load.Idle:
+		return 0
+	}
+	panic(fmt.Sprintf("planned: %T", m))
+}
+
 // The planned requests of a closed model's segments add up to the whole's,
 // for every mix of VUs, Iterations and Total, also with fewer VUs than
-// segments: a segment without VUs plans nothing (it is empty), and Total
-// is split along the VUs so no share of it is stranded there.
+// segments: a segment without VUs is Idle, and Total is split along the
+// VUs so no share of it is stranded there.
 func TestSegmentClosedSharesAddUp(t *testing.T) {
-	ramp := []Stage{{Duration: time.Second, Target: 2.4}, {Duration: time.Second, Target: 0}}
-	for _, base := range []Closed{
+	t.Parallel()
+	for _, base := range []load.Closed{
 		{VUs: 1, Total: 3},
 		{VUs: 2, Total: 10},
 		{VUs: 3, Iterations: 2},
 		{VUs: 2, Iterations: 5, Total: 7},
 		{VUs: 7, Iterations: 1, Total: 100},
 		{VUs: 5, Total: 1},
-		{VUs: 1, Stages: ramp, Total: 11},
-		{Stages: ramp, Total: 5},
 	} {
 		for _, vus := range []int{base.VUs, base.VUs + 4} {
 			m := base
-			if m.VUs > 0 {
-				m.VUs = vus
-			}
-			_, want := m.plan()
+			m.VUs = vus
+			want := planned(m)
 			for _, n := range []int{1, 2, 3, 4, 7, 10} {
 				var sum int64
 				for i := 0; i < n; i++ {
@@ -172,29 +192,10 @@ func TestSegmentClosedSharesAddUp(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					_, got := sm.plan()
-					noVUs := seg.Scale(int64(m.maxVUs())) == 0
-					if noVUs && !emptyModel(sm) {
-						t.Errorf("%v over %d: segment %d has no VUs but is not empty", m, n, i)
+					if _, idle := sm.(load.Idle); seg.Scale(int64(m.VUs)) == 0 && !idle {
+						t.Errorf("%v over %d: segment %d has no VUs but is %v", m, n, i, sm)
 					}
-					if emptyModel(sm) {
-						got = 0
-					}
-					if noVUs && m.Total > 0 && m.totalShare(seg) != 0 {
-						t.Errorf("%v over %d: segment %d has no VUs but %d of Total", m, n, i, m.totalShare(seg))
-					}
-					sum += got
-				}
-				if len(m.Stages) > 0 {
-					var total int64
-					for i := 0; i < n; i++ {
-						seg, _ := NewSegment(i, n)
-						total += m.totalShare(seg)
-					}
-					if total != int64(m.Total) {
-						t.Errorf("%v over %d: Total shares add up to %d; want %d", m, n, total, m.Total)
-					}
-					continue
+					sum += planned(sm)
 				}
 				if sum != want {
 					t.Errorf("%v over %d segments: shares plan %d requests; the whole %d", m, n, sum, want)
@@ -277,21 +278,41 @@ func TestSegmentMixedTilingsOwnOnce(t *testing.T) {
 }
 
 // A ramp's VU level split over segments adds up to the whole's level at
-// every instant.
+// every instant, and each share's Max is the most it runs.
 func TestSegmentRampLevels(t *testing.T) {
-	stages := []Stage{{Duration: time.Second, Target: 17}, {Duration: time.Second, Target: 3}}
-	rng := rand.New(rand.NewSource(1))
-	for trial := 0; trial < 200; trial++ {
-		at := time.Duration(rng.Int63n(int64(2 * time.Second)))
-		lvl, _ := levelAt(5, stages, at)
-		whole := int64(lvl + 0.5)
-		var sum int64
-		for i := 0; i < 4; i++ {
-			s, _ := NewSegment(i, 4)
-			sum += s.Scale(whole)
+	t.Parallel()
+	m := load.RampingVUs{Start: 5, Stages: []load.Stage{{Duration: time.Second, Target: 17}, {Duration: time.Second, Target: 3}}}
+	whole := load.StagesVUs{Start: m.Start, Stages: m.Stages}
+	for _, n := range []int{2, 3, 4, 7, 40} {
+		shares := make([]load.VUSchedule, n)
+		for i := range shares {
+			seg, _ := NewSegment(i, n)
+			sm, err := seg.Apply(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r, ok := sm.(load.RampingVUs); ok {
+				shares[i] = r.Schedule
+			}
 		}
-		if sum != whole {
-			t.Fatalf("at %v: segments run %d VUs; the whole %d", at, sum, whole)
+		rng := rand.New(rand.NewSource(int64(n)))
+		for trial := 0; trial < 200; trial++ {
+			at := time.Duration(rng.Int63n(int64(2 * time.Second)))
+			w, _ := whole.VUs(at)
+			sum := 0
+			for i, sh := range shares {
+				if sh == nil {
+					continue // an empty share: Idle
+				}
+				v, _ := sh.VUs(at)
+				if v > sh.Max() {
+					t.Fatalf("N=%d segment %d at %v: %d VUs, above its Max %d", n, i, at, v, sh.Max())
+				}
+				sum += v
+			}
+			if sum != w {
+				t.Fatalf("N=%d at %v: segments run %d VUs; the whole %d", n, at, sum, w)
+			}
 		}
 	}
 }
@@ -303,32 +324,42 @@ func countingServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
 	return srv, &n
 }
 
-// Run with Options.Segment: N segments of a model send, together, exactly
-// the requests of the whole.
+func hasWarning(res *metrics.Result, sub string) bool {
+	for _, w := range res.Warnings {
+		if strings.Contains(w, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// Run: N segments of a model send, together, exactly the requests of the
+// whole.
 func TestRunSegmentsAddUp(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name  string
-		model Model
+		model load.Model
 		n     int
 		want  int64
 	}{
-		{"closed total", Closed{VUs: 7, Total: 101}, 3, 101},
-		{"closed iterations", Closed{VUs: 5, Iterations: 4}, 3, 20},
-		{"closed 1 VU over 3", Closed{VUs: 1, Iterations: 5}, 3, 5},
-		{"closed 1 VU total over 3", Closed{VUs: 1, Total: 3}, 3, 3},
-		{"closed 2 VUs total over 3", Closed{VUs: 2, Total: 10}, 3, 10},
-		{"closed 2 VUs iterations and total over 5", Closed{VUs: 2, Iterations: 4, Total: 7}, 5, 7},
-		{"burst", Burst{N: 10}, 4, 10},
-		{"sequential", Sequential{N: 11}, 2, 11},
-		{"open", Open{Rate: 200, Duration: 300 * time.Millisecond}, 3, 60},
+		{"closed total", load.Closed{VUs: 7, Total: 101}, 3, 101},
+		{"closed iterations", load.Closed{VUs: 5, Iterations: 4}, 3, 20},
+		{"closed 1 VU over 3", load.Closed{VUs: 1, Iterations: 5}, 3, 5},
+		{"closed 1 VU total over 3", load.Closed{VUs: 1, Total: 3}, 3, 3},
+		{"closed 2 VUs total over 3", load.Closed{VUs: 2, Total: 10}, 3, 10},
+		{"closed 2 VUs iterations and total over 5", load.Closed{VUs: 2, Iterations: 4, Total: 7}, 5, 7},
+		{"burst", load.Burst{N: 10}, 4, 10},
+		{"sequential", load.Sequential{N: 11}, 2, 11},
+		{"open", load.Open{Rate: 200, Duration: 300 * time.Millisecond}, 3, 60},
+		{"ramping rate", load.RampingRate{Start: 0, Stages: []load.Stage{{Duration: 200 * time.Millisecond, Target: 400}, {Duration: 200 * time.Millisecond, Target: 0}}}, 3, 80},
 	} {
 		srv, served := countingServer(t)
 		var sum, dropped int64
 		empty := 0
 		for i := 0; i < tc.n; i++ {
 			seg, _ := NewSegment(i, tc.n)
-			res, err := Run(context.Background(), Target{URL: srv.URL}, tc.model, Options{Segment: seg})
+			res, err := Run(context.Background(), load.Target{URL: srv.URL}, tc.model, load.Options{}, Agent{Segment: seg})
 			if err != nil {
 				t.Fatalf("%s segment %v: %v", tc.name, seg, err)
 			}
@@ -347,7 +378,8 @@ func TestRunSegmentsAddUp(t *testing.T) {
 		// An open model's arrival that a loaded machine could not start
 		// before the planned end is dropped, never sent late: sent + dropped
 		// is the exact invariant.
-		if sum+dropped != tc.want || served.Load() != sum || (dropped != 0 && tc.name != "open") {
+		open := strings.HasPrefix(tc.name, "open") || strings.HasPrefix(tc.name, "ramping")
+		if sum+dropped != tc.want || served.Load() != sum || (dropped != 0 && !open) {
 			t.Errorf("%s over %d segments: %d requests counted, %d dropped, %d served; want %d", tc.name, tc.n, sum, dropped, served.Load(), tc.want)
 		}
 		if tc.name == "closed 1 VU over 3" && empty != 2 {
@@ -356,50 +388,21 @@ func TestRunSegmentsAddUp(t *testing.T) {
 	}
 }
 
-// StartAt: the run waits for it, and ctx cancels the wait.
-func TestRunStartAt(t *testing.T) {
-	t.Parallel()
-	srv, _ := countingServer(t)
-	at := time.Now().Add(300 * time.Millisecond)
-	res, err := Run(context.Background(), Target{URL: srv.URL}, Sequential{N: 1}, Options{StartAt: at})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if time.Now().Before(at) || !res.Start.Equal(at) {
-		t.Errorf("run started %v, ended before %v", res.Start, at)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	t0 := time.Now()
-	res, err = Run(ctx, Target{URL: srv.URL}, Sequential{N: 1}, Options{StartAt: time.Now().Add(time.Hour)})
-	if err == nil || res != nil || time.Since(t0) > 5*time.Second {
-		t.Errorf("cancelled wait: res=%v err=%v after %v; want nil result, an error, at once", res, err, time.Since(t0))
-	}
-	_, err = Run(context.Background(), Target{URL: srv.URL}, Sequential{N: 1}, Options{StartAt: time.Now().Add(48 * time.Hour)})
-	if err == nil {
-		t.Errorf("StartAt 48h ahead accepted")
-	}
-	res, err = Run(context.Background(), Target{URL: srv.URL}, Sequential{N: 1}, Options{StartAt: time.Now().Add(-time.Second)})
-	if err != nil || !hasWarning(res, "after StartAt") {
-		t.Errorf("late start: err=%v warnings=%q; want a warning", err, res.Warnings)
-	}
-}
-
 // A ramp split over two segments: each agent's VU gauge is its share of
 // the whole's level, ending at its share of the last target.
 func TestRunSegmentRamp(t *testing.T) {
 	t.Parallel()
 	srv, _ := countingServer(t)
-	m := Closed{Stages: []Stage{{Duration: 300 * time.Millisecond, Target: 5}}, Think: 20 * time.Millisecond}
+	m := load.RampingVUs{Stages: []load.Stage{{Duration: 300 * time.Millisecond, Target: 5}}, Think: 20 * time.Millisecond}
 	for i, want := range []float64{2, 3} {
 		seg, _ := NewSegment(i, 2)
-		res, err := Run(context.Background(), Target{URL: srv.URL}, m, Options{Segment: seg})
+		res, err := Run(context.Background(), load.Target{URL: srv.URL}, m, load.Options{}, Agent{Segment: seg})
 		if err != nil {
 			t.Fatal(err)
 		}
 		// The ramp reaches its last VU at its very end, which the last
 		// series tick may or may not see: the split's exact levels are
-		// TestSegmentClosedSharesAddUp's; here, the share is never passed.
+		// TestSegmentRampLevels'; here, the share is never passed.
 		gauges := res.Series().Floats("vus")
 		if len(gauges) == 0 || res.Count() == 0 {
 			t.Errorf("segment %v: gauges %v, %d requests; want a series and requests", seg, gauges, res.Count())

@@ -1,4 +1,4 @@
-package metrics
+package split
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/conclab/conclab/bench/metrics"
 )
 
 // HdrHistogram interval logs.
@@ -33,12 +35,12 @@ import (
 // before each interval its exact counters (#[conclab-interval {...}]:
 // requests by outcome, late sends, bytes, the exact latency sum, min and
 // max), and at the end the run's totals (#[conclab-end {...}]: elapsed,
-// dropped arrivals, warnings and error samples). MergeHlogs reads logs
-// with or without them.
+// dropped arrivals, warnings and error samples). Merge reads logs with or
+// without them.
 
 // HlogTags are the tags of the interval histograms in a log: the latency
 // (from the intended start), the uncorrected latency (open models, from
-// the send) and the phase timings (with Options.Phases).
+// the send) and the phase timings (with load.Options.PhaseTimings).
 var HlogTags = []string{"latency", "uncorrected", "connect", "wait", "read"}
 
 const (
@@ -60,9 +62,13 @@ type HlogHeader struct {
 	// merge of all the segments reports.
 	Segment, Whole string
 	// Tick is the length of the run's intervals (the series interval; the
-	// first and last may be shorter). MergeHlogs lays its series on this
+	// first and last may be shorter). Merge lays its series on this
 	// grid; 0 leaves it to the intervals' most common length.
 	Tick time.Duration
+	// Uncorrected and Phases say which histograms the intervals carry
+	// besides the latency (the header records them; the intervals'
+	// histograms are what they are).
+	Uncorrected, Phases bool
 }
 
 type hlogHeaderJSON struct {
@@ -78,34 +84,40 @@ type hlogHeaderJSON struct {
 }
 
 type hlogIntervalJSON struct {
-	Start    int64              `json:"t_ns"`
-	Length   int64              `json:"len_ns"`
-	Gauge    *float64           `json:"gauge,omitempty"`
-	N        int64              `json:"n"`
-	Outcomes [numOutcomes]int64 `json:"outcomes"` // ok, 4xx, 5xx, timeout, conn, other, interrupted
-	Late     int64              `json:"late"`
-	BytesIn  int64              `json:"bytes_in"`
-	BytesOut int64              `json:"bytes_out"`
-	Sum      int64              `json:"sum_ns"`
-	UncSum   int64              `json:"unc_sum_ns"`
-	Min      int64              `json:"min_ns"`
-	Max      int64              `json:"max_ns"`
-	Clamped  int64              `json:"clamped"`
+	Start    int64                      `json:"t_ns"`
+	Length   int64                      `json:"len_ns"`
+	Gauge    *float64                   `json:"gauge,omitempty"`
+	N        int64                      `json:"n"`
+	Outcomes [metrics.NumOutcomes]int64 `json:"outcomes"` // ok, 4xx, 5xx, timeout, conn, other, interrupted
+	Late     int64                      `json:"late"`
+	BytesIn  int64                      `json:"bytes_in"`
+	BytesOut int64                      `json:"bytes_out"`
+	Sum      int64                      `json:"sum_ns"`
+	UncSum   int64                      `json:"unc_sum_ns"`
+	Min      int64                      `json:"min_ns"`
+	Max      int64                      `json:"max_ns"`
+	Clamped  int64                      `json:"clamped"`
 }
 
 type hlogEndJSON struct {
-	Elapsed  int64    `json:"elapsed_ns"`
-	Dropped  int64    `json:"dropped"`
-	Warnings []string `json:"warnings"`
-	Errors   []string `json:"errors"`
+	Elapsed     int64    `json:"elapsed_ns"`
+	Dropped     int64    `json:"dropped"`
+	Warnings    []string `json:"warnings"`
+	Errors      []string `json:"errors"`
+	Protocol    string   `json:"protocol,omitempty"`
+	Connections int64    `json:"connections,omitempty"`
+	Streams     int64    `json:"streams,omitempty"`
 }
 
-// HlogWriter writes one run as an HdrHistogram interval log. Pass it in
-// Options.Hlog: the Recorder writes the header when it is created and one
-// set of interval histograms per Cut; End writes the totals. Writes go
-// straight to the underlying writer (wrap a file in a bufio.Writer and
-// flush it after End if you like; a log on a volume is most useful written
-// as the run goes). The first write error is kept and returned by End.
+// HlogWriter writes one run as an HdrHistogram interval log, as the run
+// goes: Begin writes the header, Interval one set of interval histograms
+// (it has the signature of metrics.Options.OnCut and of
+// load.Options.OnInterval, so either can feed it), End the run's totals.
+// Run wires it to a load run (Agent.Log). Writes go straight to the
+// underlying writer (wrap a file in a bufio.Writer and flush it after End
+// if you like; a log on a volume is most useful written as the run goes).
+// The first write error is kept and returned by End. It is safe for
+// concurrent use.
 type HlogWriter struct {
 	w      io.Writer
 	header HlogHeader
@@ -125,7 +137,7 @@ func (hw *HlogWriter) printf(format string, args ...any) {
 		return
 	}
 	if _, err := fmt.Fprintf(hw.w, format, args...); err != nil {
-		hw.err = fmt.Errorf("metrics: hlog: %w", err)
+		hw.err = fmt.Errorf("split: hlog: %w", err)
 	}
 }
 
@@ -133,7 +145,7 @@ func (hw *HlogWriter) comment(prefix string, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		if hw.err == nil {
-			hw.err = fmt.Errorf("metrics: hlog: %w", err)
+			hw.err = fmt.Errorf("split: hlog: %w", err)
 		}
 		return
 	}
@@ -145,10 +157,15 @@ func epochSecs(t time.Time) string {
 	return fmt.Sprintf("%d.%03d", ns/1e9, (ns%1e9)/1e6)
 }
 
-// begin writes the header lines.
-func (hw *HlogWriter) begin(start time.Time, o Options) {
+// Begin writes the header lines for a run that started at start; only
+// the first call writes.
+func (hw *HlogWriter) Begin(start time.Time) {
 	hw.mu.Lock()
 	defer hw.mu.Unlock()
+	hw.begin(start)
+}
+
+func (hw *HlogWriter) begin(start time.Time) {
 	if hw.begun {
 		return
 	}
@@ -159,36 +176,40 @@ func (hw *HlogWriter) begin(start time.Time, o Options) {
 	}
 	hw.printf("#[Histogram log format version 1.3]\n")
 	hw.comment(hlogHeaderTag, hlogHeaderJSON{Version: hlogVersion, Labels: labels, Gauge: hw.header.GaugeName,
-		Segment: hw.header.Segment, Whole: hw.header.Whole, Tick: int64(hw.header.Tick), Uncorrected: o.Uncorrected, Phases: o.Phases, Start: start.UnixNano()})
+		Segment: hw.header.Segment, Whole: hw.header.Whole, Tick: int64(hw.header.Tick), Uncorrected: hw.header.Uncorrected,
+		Phases: hw.header.Phases, Start: start.UnixNano()})
 	hw.printf("#[StartTime: %s (seconds since epoch), %s]\n", epochSecs(start), start.UTC().Format(time.RFC3339Nano))
 	hw.printf("#[BaseTime: %s (seconds since epoch)]\n", epochSecs(start))
 	hw.printf("%s\n", hlogLegend)
 }
 
-// interval writes one interval: its counters, then a histogram per tag.
+// Interval writes one interval: its counters, then a histogram per tag.
 // Times in the histogram lines are relative to BaseTime, which is the
 // start rounded to the millisecond as written.
-func (hw *HlogWriter) interval(iv *Interval, h hists) {
+func (hw *HlogWriter) Interval(c *metrics.Cut) {
 	hw.mu.Lock()
 	defer hw.mu.Unlock()
-	c := &iv.counters
-	rec := hlogIntervalJSON{Start: int64(iv.Start), Length: int64(iv.Length), N: c.n, Outcomes: c.outcomes,
-		Late: c.late, BytesIn: c.bytesIn, BytesOut: c.bytesOut, Sum: c.sum, UncSum: c.uncSum,
-		Min: c.min, Max: c.max, Clamped: c.clamped}
+	hw.begin(c.Start)
+	iv := c.Interval
+	n := &iv.Counts
+	rec := hlogIntervalJSON{Start: int64(iv.Start), Length: int64(iv.Length), N: n.N, Outcomes: n.Outcomes,
+		Late: n.Late, BytesIn: n.BytesIn, BytesOut: n.BytesOut, Sum: n.Sum, UncSum: n.UncSum,
+		Min: n.Min, Max: n.Max, Clamped: n.Clamped}
 	if g := iv.Gauge; g == g { // not NaN
 		rec.Gauge = &g
 	}
 	hw.comment(hlogIntervalTag, rec)
 	base := time.Duration(hw.start.UnixNano() % 1e6) // BaseTime is truncated to ms
 	startS := (iv.Start + base).Seconds()
-	for i, x := range []*hdrhistogram.Histogram{h.lat, h.unc, h.conn, h.wait, h.read} {
+	h := c.Histograms
+	for i, x := range []*hdrhistogram.Histogram{h.Latency, h.Uncorrected, h.Connect, h.Wait, h.Read} {
 		if x == nil {
 			continue
 		}
 		payload, err := x.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 		if err != nil {
 			if hw.err == nil {
-				hw.err = fmt.Errorf("metrics: hlog: encode %s: %w", HlogTags[i], err)
+				hw.err = fmt.Errorf("split: hlog: encode %s: %w", HlogTags[i], err)
 			}
 			return
 		}
@@ -197,13 +218,16 @@ func (hw *HlogWriter) interval(iv *Interval, h hists) {
 }
 
 // End writes the run's totals (elapsed, dropped arrivals, warnings, error
-// samples) after the last interval and returns the first error met while
-// writing the log. Call it once, with the finished result.
-func (hw *HlogWriter) End(res *Result) error {
+// samples, protocol and connections) after the last interval and returns
+// the first error met while writing the log. Call it once, with the
+// finished result.
+func (hw *HlogWriter) End(res *metrics.Result) error {
 	hw.mu.Lock()
 	defer hw.mu.Unlock()
+	hw.begin(res.Start)
 	hw.comment(hlogEndTag, hlogEndJSON{Elapsed: int64(res.Elapsed), Dropped: res.Dropped,
-		Warnings: nonNilStrings(res.Warnings), Errors: nonNilStrings(res.ErrorSamples)})
+		Warnings: nonNilStrings(res.Warnings), Errors: nonNilStrings(res.ErrorSamples),
+		Protocol: res.Protocol, Connections: res.Connections, Streams: res.Streams})
 	return hw.err
 }
 

@@ -1,4 +1,4 @@
-package metrics
+package split
 
 import (
 	"bufio"
@@ -7,15 +7,18 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/conclab/conclab/bench/metrics"
 )
 
-// MaxHlogLine bounds one line of a log read by MergeHlogs (a compressed
+// MaxHlogLine bounds one line of a log read by Merge (a compressed
 // histogram is a few hundred bytes to a few kB).
 const MaxHlogLine = 4 << 20
 
@@ -34,19 +37,19 @@ type hlogFile struct {
 type hlogInterval struct {
 	start, length time.Duration // from the file's start
 	gauge         float64
-	c             counters
+	c             metrics.Counts
 	exact         bool
 	payloads      map[string]string
 }
 
-// MergeHlogFiles reads the interval logs at paths and merges them (see
-// MergeHlogs).
-func MergeHlogFiles(paths ...string) (*Result, error) {
+// MergeFiles reads the interval logs at paths and merges them (see
+// Merge).
+func MergeFiles(paths ...string) (*metrics.Result, error) {
 	files := make([]*hlogFile, 0, len(paths))
 	for _, p := range paths {
 		f, err := os.Open(p)
 		if err != nil {
-			return nil, fmt.Errorf("metrics: %w", err)
+			return nil, fmt.Errorf("split: %w", err)
 		}
 		lf, err := parseHlog(p, f)
 		f.Close()
@@ -58,7 +61,7 @@ func MergeHlogFiles(paths ...string) (*Result, error) {
 	return mergeHlogFiles(files)
 }
 
-// MergeHlogs combines HdrHistogram interval logs — written by HlogWriter
+// Merge combines HdrHistogram interval logs — written by HlogWriter
 // (conclab load --hlog) on one or many machines, or by any HdrHistogram
 // log writer — into one Result whose Summary, Series and Distribution
 // frames have the columns a single run's have:
@@ -73,7 +76,8 @@ func MergeHlogFiles(paths ...string) (*Result, error) {
 //     HlogHeader.Tick, else the most common interval length): each log
 //     interval goes to the row its midpoint falls in, and the gauge of a
 //     row is the sum over logs (VUs or target rate of all agents
-//     together);
+//     together) of the gauge of each log's interval covering the row
+//     most;
 //   - elapsed runs from the earliest start to the latest end;
 //   - labels that agree across logs are kept; for segments of one run the
 //     load label is the whole model's; warnings and error samples are
@@ -83,7 +87,7 @@ func MergeHlogFiles(paths ...string) (*Result, error) {
 // requests are the latency histogram's count, all successful. A log
 // without its closing totals (the agent stopped early) still merges,
 // with a warning.
-func MergeHlogs(logs ...io.Reader) (*Result, error) {
+func Merge(logs ...io.Reader) (*metrics.Result, error) {
 	files := make([]*hlogFile, 0, len(logs))
 	for i, r := range logs {
 		lf, err := parseHlog(fmt.Sprintf("log %d", i+1), r)
@@ -106,7 +110,7 @@ func parseHlog(name string, r io.Reader) (*hlogFile, error) {
 	for sc.Scan() {
 		lineNo++
 		line := strings.TrimRight(sc.Text(), "\r")
-		bad := func(err error) error { return fmt.Errorf("metrics: %s line %d: %w", name, lineNo, err) }
+		bad := func(err error) error { return fmt.Errorf("split: %s line %d: %w", name, lineNo, err) }
 		switch {
 		case line == "":
 		case strings.HasPrefix(line, hlogHeaderTag):
@@ -131,8 +135,8 @@ func parseHlog(name string, r io.Reader) (*hlogFile, error) {
 			if iv.Gauge != nil {
 				cur.gauge = *iv.Gauge
 			}
-			cur.c = counters{n: iv.N, outcomes: iv.Outcomes, late: iv.Late, bytesIn: iv.BytesIn, bytesOut: iv.BytesOut,
-				sum: iv.Sum, uncSum: iv.UncSum, min: iv.Min, max: iv.Max, clamped: iv.Clamped}
+			cur.c = metrics.Counts{N: iv.N, Outcomes: iv.Outcomes, Late: iv.Late, BytesIn: iv.BytesIn, BytesOut: iv.BytesOut,
+				Sum: iv.Sum, UncSum: iv.UncSum, Min: iv.Min, Max: iv.Max, Clamped: iv.Clamped}
 			f.intervals = append(f.intervals, cur)
 		case strings.HasPrefix(line, hlogEndTag):
 			var e hlogEndJSON
@@ -200,7 +204,7 @@ func parseHlog(name string, r io.Reader) (*hlogFile, error) {
 			}
 			if cur == nil || (!cur.exact && (cur.start != off || cur.payloads[tag] != "")) {
 				cur = &hlogInterval{start: off, length: time.Duration(math.Round(ln * float64(time.Second))), gauge: math.NaN(), payloads: map[string]string{}}
-				cur.c.reset()
+				cur.c = metrics.Counts{Min: -1}
 				f.intervals = append(f.intervals, cur)
 			}
 			if cur.payloads[tag] != "" {
@@ -213,19 +217,19 @@ func parseHlog(name string, r io.Reader) (*hlogFile, error) {
 			}
 			if !cur.exact && tag == "latency" {
 				n := h.TotalCount()
-				cur.c.n, cur.c.outcomes[OK] = n, n
+				cur.c.N, cur.c.Outcomes[metrics.OK] = n, n
 				if n > 0 {
-					cur.c.sum = int64(h.Mean() * float64(n))
-					cur.c.min, cur.c.max = h.Min(), h.Max()
+					cur.c.Sum = int64(h.Mean() * float64(n))
+					cur.c.Min, cur.c.Max = h.Min(), h.Max()
 				}
 			}
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("metrics: %s: %w", name, err)
+		return nil, fmt.Errorf("split: %s: %w", name, err)
 	}
 	if !haveStart && f.header == nil {
-		return nil, fmt.Errorf("metrics: %s is not an HdrHistogram interval log (no StartTime and no intervals)", name)
+		return nil, fmt.Errorf("split: %s is not an HdrHistogram interval log (no StartTime and no intervals)", name)
 	}
 	if f.header != nil && f.header.Start != 0 {
 		f.start = time.Unix(0, f.header.Start)
@@ -307,14 +311,18 @@ func gridStep(files []*hlogFile) time.Duration {
 
 // hlogBucket is one row of the merged series.
 type hlogBucket struct {
-	c        counters
-	payloads map[string][]string
-	gauges   map[int][]float64 // per file
+	intervals []*hlogInterval
+	gauges    map[int]gaugeSpan // per file: the gauge of its interval that covers the row most
 }
 
-func mergeHlogFiles(files []*hlogFile) (*Result, error) {
+type gaugeSpan struct {
+	gauge   float64
+	overlap time.Duration
+}
+
+func mergeHlogFiles(files []*hlogFile) (*metrics.Result, error) {
 	if len(files) == 0 {
-		return nil, fmt.Errorf("metrics: no logs to merge")
+		return nil, fmt.Errorf("split: no logs to merge")
 	}
 	// The grid: from the earliest start, in steps of gridStep.
 	origin := files[0].start
@@ -337,13 +345,13 @@ func mergeHlogFiles(files []*hlogFile) (*Result, error) {
 		}
 	}
 	// The merged histograms take the finest precision and widest range met.
-	highest, sigfig := int64(DefaultHighest), DefaultSignificantFigures
+	highest, sigfig := int64(metrics.DefaultHighest), metrics.DefaultSignificantFigures
 	for _, f := range files {
 		for _, iv := range f.intervals {
 			if p := iv.payloads["latency"]; p != "" {
 				h, err := decodeHist(p)
 				if err != nil {
-					return nil, fmt.Errorf("metrics: %s: histogram: %w", f.name, err)
+					return nil, fmt.Errorf("split: %s: histogram: %w", f.name, err)
 				}
 				highest = max(highest, h.HighestTrackableValue())
 				sigfig = max(sigfig, int(h.SignificantFigures()))
@@ -351,45 +359,25 @@ func mergeHlogFiles(files []*hlogFile) (*Result, error) {
 			}
 		}
 	}
-	newHist := func() *hdrhistogram.Histogram { return hdrhistogram.New(1, highest, sigfig) }
-	mk := func() hists {
-		h := hists{lat: newHist()}
-		if uncorrected {
-			h.unc = newHist()
-		}
-		if phases {
-			h.conn, h.wait, h.read = newHist(), newHist(), newHist()
-		}
-		return h
-	}
 
 	var buckets []*hlogBucket
 	var end time.Duration // latest end, from origin
-	for fi, f := range files {
+	for _, f := range files {
 		off := f.start.Sub(origin)
 		for _, iv := range f.intervals {
 			mid := off + iv.start + iv.length/2
-			k := int(mid / step)
 			if mid < 0 { // parseHlog rejects these; never index with them
-				return nil, fmt.Errorf("metrics: %s: an interval starts %v before the log's start", f.name, (-mid).Round(time.Millisecond))
+				return nil, fmt.Errorf("split: %s: an interval starts %v before the log's start", f.name, (-mid).Round(time.Millisecond))
 			}
-			if k >= DefaultMaxIntervals {
-				return nil, fmt.Errorf("metrics: the logs span more than %d intervals of %v (%s starts %v after the earliest): are they from one run?",
-					DefaultMaxIntervals, step, f.name, off.Round(time.Millisecond))
+			k := int(mid / step)
+			if k >= metrics.DefaultMaxIntervals-1 {
+				return nil, fmt.Errorf("split: the logs span more than %d intervals of %v (%s starts %v after the earliest): are they from one run?",
+					metrics.DefaultMaxIntervals-1, step, f.name, off.Round(time.Millisecond))
 			}
 			for len(buckets) <= k {
-				b := &hlogBucket{payloads: map[string][]string{}, gauges: map[int][]float64{}}
-				b.c.reset()
-				buckets = append(buckets, b)
+				buckets = append(buckets, &hlogBucket{gauges: map[int]gaugeSpan{}})
 			}
-			b := buckets[k]
-			b.c.add(&iv.c)
-			for tag, p := range iv.payloads {
-				b.payloads[tag] = append(b.payloads[tag], p)
-			}
-			if !math.IsNaN(iv.gauge) {
-				b.gauges[fi] = append(b.gauges[fi], iv.gauge)
-			}
+			buckets[k].intervals = append(buckets[k].intervals, iv)
 			end = max(end, off+iv.start+iv.length)
 		}
 		if f.end != nil {
@@ -397,61 +385,71 @@ func mergeHlogFiles(files []*hlogFile) (*Result, error) {
 		}
 	}
 
-	res := &Result{Labels: mergeLabels(files), Start: origin, Elapsed: end}
-	res.total = mk()
-	res.c.reset()
-	scratch := mk()
-	tagged := map[string]*hdrhistogram.Histogram{}
+	// A row's gauge is the agents' levels added up: for each log, that of
+	// its interval covering the row the most (so that an agent whose
+	// intervals ran longer than the grid, on a loaded machine, still
+	// counts in every row it spans).
+	for fi, f := range files {
+		off := f.start.Sub(origin)
+		for _, iv := range f.intervals {
+			if math.IsNaN(iv.gauge) {
+				continue
+			}
+			from, to := off+iv.start, off+iv.start+iv.length
+			for k := max(int(from/step), 0); k < len(buckets) && time.Duration(k)*step < to; k++ {
+				lo, hi := max(from, time.Duration(k)*step), min(to, time.Duration(k+1)*step)
+				if ov := hi - lo; ov > 0 && ov > buckets[k].gauges[fi].overlap {
+					buckets[k].gauges[fi] = gaugeSpan{iv.gauge, ov}
+				}
+			}
+		}
+	}
+
+	// The merged run is recorded as one: each row's intervals are added
+	// to a recorder (their exact counts and their histograms) and cut on
+	// the grid, so the frames come from the same code as a single run's.
+	rec, err := metrics.NewRecorder(origin, metrics.Options{Shards: 1, Uncorrected: uncorrected, Phases: phases,
+		Highest: time.Duration(highest), SignificantFigures: sigfig})
+	if err != nil {
+		return nil, fmt.Errorf("split: %w", err)
+	}
+	last := math.NaN()
 	for k, b := range buckets {
-		scratch.reset()
-		tagged["latency"], tagged["uncorrected"] = scratch.lat, scratch.unc
-		tagged["connect"], tagged["wait"], tagged["read"] = scratch.conn, scratch.wait, scratch.read
-		for tag, ps := range b.payloads {
-			dst := tagged[tag]
-			if dst == nil {
-				continue // a tag this merge does not report
-			}
-			for _, p := range ps {
-				h, err := decodeHist(p)
-				if err != nil {
-					return nil, fmt.Errorf("metrics: histogram (%s): %w", tag, err)
-				}
-				if dropped := dst.Merge(h); dropped > 0 {
-					return nil, fmt.Errorf("metrics: %d %s values beyond the merged range", dropped, tag)
+		for _, iv := range b.intervals {
+			var h metrics.Histograms
+			for tag, dst := range map[string]**hdrhistogram.Histogram{"latency": &h.Latency, "uncorrected": &h.Uncorrected,
+				"connect": &h.Connect, "wait": &h.Wait, "read": &h.Read} {
+				if p := iv.payloads[tag]; p != "" {
+					if *dst, err = decodeHist(p); err != nil {
+						return nil, fmt.Errorf("split: histogram (%s): %w", tag, err)
+					}
 				}
 			}
-		}
-		iv := Interval{Start: time.Duration(k) * step, Length: step, Gauge: math.NaN(), counters: b.c}
-		if k == len(buckets)-1 && end > iv.Start {
-			iv.Length = end - iv.Start
-		}
-		if len(b.gauges) > 0 {
-			g := 0.0
-			for _, vs := range b.gauges {
-				s := 0.0
-				for _, v := range vs {
-					s += v
-				}
-				g += s / float64(len(vs))
+			if err := rec.Add(iv.c, h); err != nil {
+				return nil, fmt.Errorf("split: %w", err)
 			}
-			iv.Gauge = g
 		}
-		iv.Latency = statsOf(scratch.lat, &iv.counters, false)
-		if scratch.unc != nil {
-			iv.Uncorrected = statsOf(scratch.unc, &iv.counters, true)
+		gauge := math.NaN()
+		if len(b.gauges) > 0 { // the agents' levels add up
+			gauge = 0
+			for _, g := range b.gauges {
+				gauge += g.gauge
+			}
 		}
-		res.Intervals = append(res.Intervals, iv)
-		mergeInto(res.total, scratch)
-		res.c.add(&b.c)
+		if k < len(buckets)-1 {
+			rec.Cut(origin.Add(time.Duration(k+1)*step), gauge)
+		}
+		last = gauge
 	}
-	res.Latency = statsOf(res.total.lat, &res.c, false)
-	res.Latency.hist = res.total.lat
-	if res.total.unc != nil {
-		res.Uncorrected = statsOf(res.total.unc, &res.c, true)
-		res.Uncorrected.hist = res.total.unc
-	}
+	res := rec.Finish(origin.Add(max(end, time.Duration(len(buckets)-1)*step+1)), last, mergeLabels(files))
+	res.Warnings = nil // the recorder's own; the logs' follow
+	var protocols []string
 	seenErr := map[string]bool{}
 	var spreadMin, spreadMax time.Duration = -1, 0
+	var clamped int64
+	for _, iv := range res.Intervals {
+		clamped += iv.Clamped
+	}
 	for _, f := range files {
 		if f.header != nil && res.GaugeName == "" {
 			res.GaugeName = f.header.Gauge
@@ -468,21 +466,28 @@ func mergeHlogFiles(files []*hlogFile) (*Result, error) {
 			continue
 		}
 		res.Dropped += f.end.Dropped
+		res.Connections += f.end.Connections
+		res.Streams += f.end.Streams
+		if p := f.end.Protocol; p != "" && !slices.Contains(protocols, p) {
+			protocols = append(protocols, p)
+		}
 		for _, w := range f.end.Warnings {
 			res.Warn(f.name + ": " + w)
 		}
 		for _, e := range f.end.Errors {
-			if !seenErr[e] && len(res.ErrorSamples) < DefaultMaxErrorSamples {
+			if !seenErr[e] && len(res.ErrorSamples) < metrics.DefaultMaxErrorSamples {
 				seenErr[e] = true
 				res.ErrorSamples = append(res.ErrorSamples, e)
 			}
 		}
 	}
+	sort.Strings(protocols)
+	res.Protocol = strings.Join(protocols, " + ")
 	if d := spreadMax - spreadMin; len(files) > 1 && d > max(step, 100*time.Millisecond) {
 		res.Warn(fmt.Sprintf("the logs' starts are %v apart (more than an interval): the agents did not begin together, so the series mixes different moments of the run", d.Round(time.Millisecond)))
 	}
-	if res.c.clamped > 0 {
-		res.Warn(fmt.Sprintf("%d latencies above the histogram range were recorded at its top", res.c.clamped))
+	if clamped > 0 {
+		res.Warn(fmt.Sprintf("%d latencies above the histogram range were recorded at its top", clamped))
 	}
 	return res, nil
 }
@@ -519,30 +524,30 @@ func mergeLabels(files []*hlogFile) map[string]string {
 	}
 	if len(wholes) == 1 {
 		for w := range wholes {
-			out[LabelLoad] = w
+			out[metrics.LabelLoad] = w
 		}
 	}
 	return out
 }
 
-// HlogComplete reports whether the log at path is complete: it ends with
-// the closing totals HlogWriter.End writes. A log still being written by
-// a running agent, or cut short, is not. A missing file is an error.
-func HlogComplete(path string) (bool, error) {
+// Complete reports whether the log at path is complete: it ends with the
+// closing totals HlogWriter.End writes. A log still being written by a
+// running agent, or cut short, is not. A missing file is an error.
+func Complete(path string) (bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return false, fmt.Errorf("metrics: %w", err)
+		return false, fmt.Errorf("split: %w", err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return false, fmt.Errorf("metrics: %w", err)
+		return false, fmt.Errorf("split: %w", err)
 	}
 	const tail = 64 << 10 // the totals line holds at most a few warnings
 	off := max(st.Size()-tail, 0)
 	buf := make([]byte, st.Size()-off)
 	if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
-		return false, fmt.Errorf("metrics: %w", err)
+		return false, fmt.Errorf("split: %w", err)
 	}
 	i := strings.LastIndex(string(buf), "\n"+hlogEndTag)
 	return i >= 0 && strings.HasSuffix(strings.TrimRight(string(buf), "\n"), "]") && !strings.Contains(string(buf[i+1:]), "\nTag="), nil

@@ -1,4 +1,4 @@
-package load
+package split
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/conclab/conclab/bench/load"
 )
 
 // A Segment is a share of a run: the fraction [From, To) of the whole,
@@ -43,10 +45,10 @@ const maxSegmentDen = 1_000_000
 // JOB_COMPLETION_INDEX).
 func NewSegment(i, n int) (Segment, error) {
 	if n < 1 || n > maxSegmentDen {
-		return Segment{}, fmt.Errorf("load: segment count must be in 1..%d, got %d", maxSegmentDen, n)
+		return Segment{}, fmt.Errorf("split: segment count must be in 1..%d, got %d", maxSegmentDen, n)
 	}
 	if i < 0 || i >= n {
-		return Segment{}, fmt.Errorf("load: segment index must be in 0..%d for %d segments, got %d", n-1, n, i)
+		return Segment{}, fmt.Errorf("split: segment index must be in 0..%d for %d segments, got %d", n-1, n, i)
 	}
 	return Segment{from: int64(i), to: int64(i + 1), den: int64(n)}, nil
 }
@@ -62,21 +64,21 @@ func ParseSegment(s string) (Segment, error) {
 	if from, to, ok := strings.Cut(s, ":"); ok {
 		a, err := parseFraction(from)
 		if err != nil {
-			return Segment{}, fmt.Errorf("load: segment %q: start: %w", s, err)
+			return Segment{}, fmt.Errorf("split: segment %q: start: %w", s, err)
 		}
 		b, err := parseFraction(to)
 		if err != nil {
-			return Segment{}, fmt.Errorf("load: segment %q: end: %w", s, err)
+			return Segment{}, fmt.Errorf("split: segment %q: end: %w", s, err)
 		}
 		if a.Sign() < 0 || b.Cmp(big.NewRat(1, 1)) > 0 || a.Cmp(b) >= 0 {
-			return Segment{}, fmt.Errorf("load: segment %q: want 0 ≤ start < end ≤ 1", s)
+			return Segment{}, fmt.Errorf("split: segment %q: want 0 ≤ start < end ≤ 1", s)
 		}
 		// A common denominator: lcm of the two.
 		da, db := a.Denom(), b.Denom()
 		g := new(big.Int).GCD(nil, nil, da, db)
 		den := new(big.Int).Mul(da, new(big.Int).Div(db, g))
 		if !den.IsInt64() || den.Int64() > maxSegmentDen {
-			return Segment{}, fmt.Errorf("load: segment %q: denominator above %d", s, maxSegmentDen)
+			return Segment{}, fmt.Errorf("split: segment %q: denominator above %d", s, maxSegmentDen)
 		}
 		d := den.Int64()
 		return Segment{
@@ -87,12 +89,12 @@ func ParseSegment(s string) (Segment, error) {
 	}
 	is, ns, ok := strings.Cut(s, "/")
 	if !ok {
-		return Segment{}, fmt.Errorf("load: segment %q: want i/N (i from 0 to N-1) or FROM:TO (e.g. 0:1/3)", s)
+		return Segment{}, fmt.Errorf("split: segment %q: want i/N (i from 0 to N-1) or FROM:TO (e.g. 0:1/3)", s)
 	}
 	i, err1 := strconv.Atoi(strings.TrimSpace(is))
 	n, err2 := strconv.Atoi(strings.TrimSpace(ns))
 	if err1 != nil || err2 != nil {
-		return Segment{}, fmt.Errorf("load: segment %q: want i/N with whole numbers (i from 0 to N-1)", s)
+		return Segment{}, fmt.Errorf("split: segment %q: want i/N with whole numbers (i from 0 to N-1)", s)
 	}
 	return NewSegment(i, n)
 }
@@ -261,40 +263,119 @@ func floorSum(n int64, m, a, b *big.Int) *big.Int {
 	return sum
 }
 
-// Apply returns this segment's share of model m: Burst and Sequential
-// scale N; Closed scales VUs and, with Stages, the active VU level at
-// every instant, and splits Total along the VUs (a segment's share of
-// Total is in proportion to its share of the VUs, so a segment without
-// VUs has none; Iterations stay per VU, Duration and Think stay);
-// Open keeps the whole schedule and sends only this segment's arrivals
-// (its Pacer, if any, is wrapped), with MaxInFlight scaled (at least 1).
-// The shares may be zero (e.g. 1 VU over 3 segments): such a model runs
-// no requests. A custom Model is returned unchanged with an error.
-func (s Segment) Apply(m Model) (Model, error) {
+// Apply returns this segment's share of model m, a model load.Run runs
+// as it runs any other:
+//
+//   - Burst and Sequential: their share of N;
+//   - Closed: its share of VUs, and of Total split along the VUs (a
+//     segment's share of Total is in proportion to its share of the VUs,
+//     so a segment without VUs has none); Iterations stay per VU,
+//     Duration and Think stay;
+//   - RampingVUs: a schedule whose level at every instant is the
+//     segment's share of the whole's level then (so the agents' VUs add
+//     up to the whole's at every moment); Think stays;
+//   - Open and RampingRate: the whole's arrival schedule, of which the
+//     share sends only the arrivals this segment owns, at their times in
+//     the whole schedule (an Open with a segment pacer), with MaxInFlight
+//     scaled (at least 1);
+//   - Idle: itself.
+//
+// A share may be empty (1 VU over 3 segments): it is then load.Idle{}, a
+// run that sends nothing. The whole model is validated first; any other
+// Model is an error.
+func (s Segment) Apply(m load.Model) (load.Model, error) {
+	if m == nil {
+		return nil, fmt.Errorf("split: no model")
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
 	if s.IsWhole() {
 		return m, nil
 	}
-	switch m := m.(type) {
-	case Burst:
-		return segBurst{Burst: Burst{N: int(s.Scale(int64(m.N)))}, whole: m, seg: s}, nil
-	case Sequential:
-		return segSequential{Sequential: Sequential{N: int(s.Scale(int64(m.N)))}, whole: m, seg: s}, nil
-	case Closed:
-		return segClosed{whole: m, seg: s}, nil
-	case Open:
-		return segOpen{whole: m, seg: s}, nil
-	case segBurst, segSequential, segClosed, segOpen:
-		return m, fmt.Errorf("load: model %v is already a segment", m)
+	scaleInt := func(v int) int { return int(s.Scale(int64(v))) }
+	inFlight := func(n int) int {
+		if n == 0 {
+			n = load.DefaultMaxInFlight
+		}
+		return max(scaleInt(n), 1)
 	}
-	return m, fmt.Errorf("load: a segment cannot split model %T", m)
+	switch m := m.(type) {
+	case load.Burst:
+		if n := scaleInt(m.N); n > 0 {
+			return load.Burst{N: n}, nil
+		}
+	case load.Sequential:
+		if n := scaleInt(m.N); n > 0 {
+			return load.Sequential{N: n}, nil
+		}
+	case load.Closed:
+		vus := scaleInt(m.VUs)
+		total := int(s.scaleAlong(int64(m.Total), int64(m.VUs)))
+		if vus > 0 && (m.Total == 0 || total > 0) {
+			return load.Closed{VUs: vus, Duration: m.Duration, Iterations: m.Iterations, Total: total, Think: m.Think}, nil
+		}
+	case load.RampingVUs:
+		whole := m.Schedule
+		if whole == nil {
+			whole = load.StagesVUs{Start: m.Start, Stages: m.Stages}
+		}
+		sched := &segmentVUs{whole: whole, seg: s, label: m.String()}
+		if sched.Max() > 0 {
+			return load.RampingVUs{Think: m.Think, Schedule: sched}, nil
+		}
+	case load.Open:
+		return load.Open{Pacer: &segmentPacer{whole: m.Schedule(), seg: s, label: m.String()},
+			MaxInFlight: inFlight(m.MaxInFlight), DropWhenBusy: m.DropWhenBusy}, nil
+	case load.RampingRate:
+		return load.Open{Pacer: &segmentPacer{whole: m.Schedule(), seg: s, label: m.String()},
+			MaxInFlight: inFlight(m.MaxInFlight), DropWhenBusy: m.DropWhenBusy}, nil
+	case load.Idle:
+		return m, nil
+	default:
+		return nil, fmt.Errorf("split: a segment cannot split model %T", m)
+	}
+	return load.Idle{}, nil
 }
+
+// segmentVUs is the segment's share of a whole VU schedule: at every
+// instant, Scale of the whole's level.
+type segmentVUs struct {
+	whole load.VUSchedule
+	seg   Segment
+	label string
+	most  int // Max, once computed (-1: not yet)
+	known bool
+}
+
+func (v *segmentVUs) VUs(elapsed time.Duration) (int, bool) {
+	n, done := v.whole.VUs(elapsed)
+	return int(v.seg.Scale(int64(n))), done
+}
+
+// Max is the most VUs the share ever runs: the largest share of any level
+// up to the whole's most (a share is not monotone in the level).
+func (v *segmentVUs) Max() int {
+	if !v.known {
+		for n := int64(0); n <= int64(v.whole.Max()); n++ {
+			v.most = max(v.most, int(v.seg.Scale(n)))
+		}
+		v.known = true
+	}
+	return v.most
+}
+
+func (v *segmentVUs) Duration() time.Duration { return v.whole.Duration() }
+
+func (v *segmentVUs) String() string { return v.label + " segment " + v.seg.String() }
 
 // segmentPacer sends the segment's share of a whole-schedule pacer: its
 // k-th hit is the whole's k-th arrival that the segment owns. Arrival
 // numbers are found incrementally, so each Pace is O(1) amortised.
 type segmentPacer struct {
-	whole Pacer
+	whole load.Pacer
 	seg   Segment
+	label string
 	k     int64 // hits for which n is computed
 	n     int64 // whole arrival number of segment hit k
 	init  bool
@@ -317,101 +398,31 @@ func (p *segmentPacer) wholeIndex(k int64) int64 {
 	return p.n
 }
 
-// Pace implements Pacer.
+// Pace implements load.Pacer.
 func (p *segmentPacer) Pace(elapsed time.Duration, hits int64) (time.Duration, bool) {
-	if p.seg.to == p.seg.from {
-		return 0, true
-	}
 	return p.whole.Pace(elapsed, p.wholeIndex(hits))
 }
 
-// Rate implements Pacer: the segment's share of the whole rate.
+// Rate implements load.Pacer: the segment's share of the whole rate.
 func (p *segmentPacer) Rate(elapsed time.Duration) float64 {
 	return p.whole.Rate(elapsed) * p.seg.Fraction()
 }
 
-// The segment models: each runs its share and describes itself as the
-// whole model plus the segment.
-
-type segBurst struct {
-	Burst
-	whole Burst
-	seg   Segment
-}
-
-func (m segBurst) String() string { return m.whole.String() + " segment " + m.seg.String() }
-func (m segBurst) validate() error {
-	if m.N == 0 {
-		return nil
+// Plan implements load.Planner: the whole's duration and the arrivals the
+// segment owns among the whole's (0, unknown, when the whole does not
+// plan them).
+func (p *segmentPacer) Plan() (time.Duration, int64) {
+	pl, ok := p.whole.(load.Planner)
+	if !ok {
+		return 0, 0
 	}
-	return m.Burst.validate()
-}
-
-type segSequential struct {
-	Sequential
-	whole Sequential
-	seg   Segment
-}
-
-func (m segSequential) String() string {
-	return m.whole.String() + " segment " + m.seg.String()
-}
-func (m segSequential) validate() error {
-	if m.N == 0 {
-		return nil
+	d, n := pl.Plan()
+	if n == 0 {
+		return d, 0
 	}
-	return m.Sequential.validate()
+	return d, p.seg.ownedBefore(n)
 }
 
-type segClosed struct {
-	whole Closed
-	seg   Segment
-}
-
-func (m segClosed) String() string               { return m.whole.String() + " segment " + m.seg.String() }
-func (m segClosed) validate() error              { return m.whole.validate() }
-func (m segClosed) plan() (time.Duration, int64) { return m.whole.planShare(m.seg) }
-func (m segClosed) run(e *engine)                { m.whole.runShare(e, m.seg) }
-
-func (m segClosed) empty() bool {
-	return m.seg.Scale(int64(m.whole.maxVUs())) == 0 || (m.whole.Total > 0 && m.whole.totalShare(m.seg) == 0)
-}
-
-type segOpen struct {
-	whole Open
-	seg   Segment
-}
-
-func (m segOpen) String() string  { return m.whole.String() + " segment " + m.seg.String() }
-func (m segOpen) validate() error { return m.whole.validate() }
-
-func (m segOpen) local() Open {
-	o := m.whole
-	o.Pacer = &segmentPacer{whole: m.whole.pacer(), seg: m.seg}
-	in := o.MaxInFlight
-	if in == 0 {
-		in = DefaultMaxInFlight
-	}
-	o.MaxInFlight = int(max(m.seg.Scale(int64(in)), 1))
-	return o
-}
-
-func (m segOpen) plan() (time.Duration, int64) {
-	d, n := m.whole.plan()
-	return d, m.seg.ownedBefore(n)
-}
-
-func (m segOpen) run(e *engine) { m.local().run(e) }
-
-// emptyModel reports whether a segment model has no share at all.
-func emptyModel(m Model) bool {
-	switch m := m.(type) {
-	case segBurst:
-		return m.N == 0
-	case segSequential:
-		return m.N == 0
-	case segClosed:
-		return m.empty()
-	}
-	return false
+func (p *segmentPacer) String() string {
+	return strings.TrimPrefix(p.label, "open ") + " segment " + p.seg.String()
 }

@@ -1,4 +1,4 @@
-package metrics
+package split
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/conclab/conclab/bench/metrics"
 )
 
 // validPayload is a real interval histogram, and its parts: the envelope
@@ -129,7 +131,7 @@ func TestHlogBadHistograms(t *testing.T) {
 						t.Errorf("%s (%s log): panic %v", tc.name, kind, r)
 					}
 				}()
-				_, err := MergeHlogs(strings.NewReader(log))
+				_, err := Merge(strings.NewReader(log))
 				line := 3
 				if kind == "conclab" {
 					line = 4
@@ -141,7 +143,7 @@ func TestHlogBadHistograms(t *testing.T) {
 		}
 	}
 	// The valid payload itself merges, in both kinds of log.
-	if _, err := MergeHlogs(strings.NewReader("#[StartTime: 1764579600.000 (s)]\nTag=latency,1764579600.000,1.000,10.000," + good + "\n")); err != nil {
+	if _, err := Merge(strings.NewReader("#[StartTime: 1764579600.000 (s)]\nTag=latency,1764579600.000,1.000,10.000," + good + "\n")); err != nil {
 		t.Errorf("valid payload: %v", err)
 	}
 
@@ -163,7 +165,7 @@ func TestHlogBadHistograms(t *testing.T) {
 					t.Errorf("%s: panic %v", tc.name, r)
 				}
 			}()
-			_, err := MergeHlogs(strings.NewReader(tc.log))
+			_, err := Merge(strings.NewReader(tc.log))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s: err %v; want %q", tc.name, err, tc.want)
 			}
@@ -177,20 +179,20 @@ func TestHlogBadHistograms(t *testing.T) {
 func TestHlogMergeShortFirstInterval(t *testing.T) {
 	start := time.Unix(1764579600, 0)
 	const tick = 100 * time.Millisecond
-	agentLog := func(cuts []time.Duration, perInterval int, withTick bool) (*Result, string) {
+	agentLog := func(cuts []time.Duration, perInterval int, withTick bool) (*metrics.Result, string) {
 		var buf bytes.Buffer
 		h := HlogHeader{GaugeName: "vus"}
 		if withTick {
 			h.Tick = tick
 		}
 		hw := NewHlogWriter(&buf, h)
-		rec, err := NewRecorder(start, Options{Hlog: hw})
+		rec, err := metrics.NewRecorder(start, metrics.Options{OnCut: hw.Interval})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for k, c := range cuts {
 			for i := 0; i < perInterval+k; i++ {
-				rec.Record(i, &Sample{Outcome: OK, Latency: time.Millisecond})
+				rec.Record(i, &metrics.Sample{Outcome: metrics.OK, Latency: time.Millisecond})
 			}
 			if k < len(cuts)-1 {
 				rec.Cut(start.Add(c), 1)
@@ -207,7 +209,7 @@ func TestHlogMergeShortFirstInterval(t *testing.T) {
 		a, logA := agentLog([]time.Duration{30 * time.Millisecond, 130 * time.Millisecond, 230 * time.Millisecond, 330 * time.Millisecond, 430 * time.Millisecond, 500 * time.Millisecond}, 10, withTick)
 		// B: full ticks.
 		b, logB := agentLog([]time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 300 * time.Millisecond, 400 * time.Millisecond, 500 * time.Millisecond}, 20, withTick)
-		got, err := MergeHlogs(strings.NewReader(logA), strings.NewReader(logB))
+		got, err := Merge(strings.NewReader(logA), strings.NewReader(logB))
 		if err != nil {
 			t.Fatal(err)
 		}
