@@ -58,7 +58,8 @@ trap cleanup EXIT
 need() { command -v "$1" >/dev/null || { echo "compare-load: $1 not found ($2)" >&2; exit 1; }; }
 need wrk "apt-get install wrk"
 need go "Go toolchain"
-need python3 "Python 3"
+py=$ROOT/.venv/bin/python # the pinned environment (scripts/setup.d/20-python.sh)
+[ -x "$py" ] || { echo "compare-load: $py missing: run bash scripts/setup.sh" >&2; exit 1; }
 # 1,000 connections each side of loopback, and the tools' own files.
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
@@ -109,12 +110,12 @@ run_hey() { # appends "rps" to $WORK/hey.res
 	awk -F'\t' '/Requests\/sec:/{gsub(/ /,"",$2); print $2}' "$WORK/hey.txt" >>"$WORK/hey.res"
 }
 col() { # col FILE COLUMN: a summary column of `conclab load --json` output
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["summary"]; n=[c["name"] for c in d["columns"]]; v=d["rows"][0][n.index(sys.argv[2])] if sys.argv[2] in n else None; print("null" if v is None else (int(v) if float(v).is_integer() else v))' "$1" "$2"
+	"$py" -c 'import json,sys; d=json.load(open(sys.argv[1]))["summary"]; n=[c["name"] for c in d["columns"]]; v=d["rows"][0][n.index(sys.argv[2])] if sys.argv[2] in n else None; print("null" if v is None else (int(v) if float(v).is_integer() else v))' "$1" "$2"
 }
 run_conclab() { # appends "rps p50 p99" to $WORK/conclab.res
 	"$CONCLAB" load "http://$ADDR/" -c "$CONNS" -d "${SECS}s" --json -q >"$WORK/cl.json"
 	echo "$(col "$WORK/cl.json" rps) $(col "$WORK/cl.json" med_ms) $(col "$WORK/cl.json" p99_ms)" >>"$WORK/conclab.res"
-	python3 -c 'import json,sys; [print("  conclab warning:", w) for w in json.load(open(sys.argv[1]))["warnings"]]' "$WORK/cl.json" >&2
+	"$py" -c 'import json,sys; [print("  conclab warning:", w) for w in json.load(open(sys.argv[1]))["warnings"]]' "$WORK/cl.json" >&2
 }
 median() { # $1 file, $2 field -> median of that field
 	awk -v f="$2" '{print $f}' "$1" | sort -g | awk '{v[NR]=$1} END{ if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2 }'

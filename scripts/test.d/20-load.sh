@@ -7,6 +7,7 @@
 # needs a quiet machine).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+py=$(pwd)/.venv/bin/python # the pinned environment (scripts/setup.d/20-python.sh)
 command -v conclab >/dev/null || { echo "20-load: conclab not on PATH" >&2; exit 1; }
 WORK=$(mktemp -d)
 SRV=""
@@ -25,7 +26,7 @@ for _ in $(seq 50); do ADDR=$(head -1 "$WORK/addr" 2>/dev/null || true); [ -n "$
 [ -n "$ADDR" ] || { echo "20-load: test server did not start" >&2; exit 1; }
 
 col() { # col FILE COLUMN: a summary column of `conclab load --json` output
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["summary"]; n=[c["name"] for c in d["columns"]]; v=d["rows"][0][n.index(sys.argv[2])] if sys.argv[2] in n else None; print("null" if v is None else (int(v) if float(v).is_integer() else v))' "$1" "$2"
+	"$py" -c 'import json,sys; d=json.load(open(sys.argv[1]))["summary"]; n=[c["name"] for c in d["columns"]]; v=d["rows"][0][n.index(sys.argv[2])] if sys.argv[2] in n else None; print("null" if v is None else (int(v) if float(v).is_integer() else v))' "$1" "$2"
 }
 
 # Closed: 200 requests over 4 VUs, all answered, p50 ≈ 5 ms.
@@ -97,7 +98,7 @@ conclab load "http://$ADDR/" -c 3 -n 300 -q --out "$WORK/requests.csv" --json >"
 [ "$(($(wc -l <"$WORK/requests.csv") - 1))" = 300 ] && head -1 "$WORK/requests.csv" | grep -q "^intended_unix_ns,start_unix_ns,latency_ms" ||
 	{ echo "20-load: --out CSV rows != 300" >&2; head -3 "$WORK/requests.csv" >&2; exit 1; }
 conclab load "http://$ADDR/" -c 3 -n 300 -q --out "$WORK/requests.db" >/dev/null
-python3 -c 'import sqlite3,sys; n=sqlite3.connect(sys.argv[1]).execute("select count(*), sum(status=200) from requests").fetchone(); sys.exit(0 if n==(300,300) else "sqlite rows %r" % (n,))' "$WORK/requests.db" ||
+"$py" -c 'import sqlite3,sys; n=sqlite3.connect(sys.argv[1]).execute("select count(*), sum(status=200) from requests").fetchone(); sys.exit(0 if n==(300,300) else "sqlite rows %r" % (n,))' "$WORK/requests.db" ||
 	{ echo "20-load: --out SQLite rows != 300" >&2; exit 1; }
 
 # Bad input: clear errors and exit codes, never a hang.

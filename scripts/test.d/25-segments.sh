@@ -15,6 +15,7 @@
 # (deploy/k8s/validate, its own Go module).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+py=$(pwd)/.venv/bin/python # the pinned environment (scripts/setup.d/20-python.sh)
 command -v conclab >/dev/null || { echo "25-segments: conclab not on PATH" >&2; exit 1; }
 [ -d node_modules/hdr-histogram-js ] || { echo "25-segments: node_modules/hdr-histogram-js missing (run scripts/setup.sh)" >&2; exit 1; }
 WORK=$(mktemp -d)
@@ -111,7 +112,7 @@ for i in 0 1 2; do wait "${PIDS[$i]}" || { cat "$WORK/ramp$i.err" >&2; fail "ram
 PIDS=()
 conclab load "$URL" "${RAMP[@]}" --json >"$WORK/rampwhole.json"
 conclab merge "$WORK"/ramp{0,1,2}.hlog --json >"$WORK/rampmerged.json"
-col() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["summary"]; n=[c["name"] for c in d["columns"]]; print(int(d["rows"][0][n.index(sys.argv[2])]))' "$1" "$2"; }
+col() { "$py" -c 'import json,sys; d=json.load(open(sys.argv[1]))["summary"]; n=[c["name"] for c in d["columns"]]; print(int(d["rows"][0][n.index(sys.argv[2])]))' "$1" "$2"; }
 whole=$(( $(col "$WORK/rampwhole.json" count) + $(col "$WORK/rampwhole.json" dropped) ))
 merged=$(( $(col "$WORK/rampmerged.json" count) + $(col "$WORK/rampmerged.json" dropped) ))
 agents=0
