@@ -74,7 +74,15 @@ export JUPYTER_TOKEN # read by jupyter-server; kept off the command line (ps sho
 
 flags=(--ServerApp.ip="$ip" --ServerApp.port="$port" --ServerApp.port_retries=0
   --ServerApp.open_browser=False --ServerApp.root_dir="$nbdir"
-  --ServerApp.terminals_enabled=False
   --MappingKernelManager.default_kernel_name=conclab)
 [ "$(id -u)" = 0 ] && flags+=(--ServerApp.allow_root=True)
+# jupyter-server masks a token it read from the environment in its log, so
+# the address to open is said here.
+show=$ip
+case "$ip" in 0.0.0.0|::|'*') show=127.0.0.1 ;; esac
+case "$show" in *:*) show="[$show]" ;; esac
+if [ "$app" = notebook ]; then name="Notebook $("$py" -c 'import notebook; print(notebook.__version__)')" path=tree
+else name="JupyterLab $("$py" -c 'import jupyterlab; print(jupyterlab.__version__)')" path=lab
+fi
+echo "jupyterlab.sh: $name (conclab) is at http://$show:$port/$path?token=$JUPYTER_TOKEN once it has started"
 exec "$py" -m jupyter "$app" "${flags[@]}" "${extra[@]}"
