@@ -12,10 +12,10 @@
 # --ip defaults to 127.0.0.1 (the kernel runs code: keep it on loopback; the
 # Dockerfile passes 0.0.0.0 inside the container and publishes on 127.0.0.1).
 #
-# The kernelspec and the chart extension are installed into .venv (bin/conclab
-# install --prefix .venv, as setup.sh does), with the lab's settings
-# (jupyterlab/settings.json: no news or update checks, Go's tabs drawn as
-# space); Jupyter's config, data and runtime dirs, user settings and
+# The kernelspec and the chart extension are installed into .venv
+# (scripts/jupyter-install.sh, as setup.sh does), with the lab's settings
+# (jupyterlab/settings.json: no news or update checks, Go's tabs as tabs);
+# Jupyter's config, data and runtime dirs, user settings and
 # workspaces are private (CONCLAB_LAB_HOME, default .cache/jupyterlab), so
 # nothing in ~/.local or ~/.jupyter is read or written. The token is
 # $JUPYTER_TOKEN when set, a fresh random one otherwise. Runs scripts/setup.sh
@@ -60,8 +60,7 @@ else
 fi
 # The kernelspec and the chart extension of this binary, and the lab's
 # settings, into the environment (idempotent, a few milliseconds).
-bin/conclab install --prefix .venv >/dev/null
-install -D -m 0644 jupyterlab/settings.json .venv/etc/jupyter/labconfig/default_setting_overrides.json
+bash scripts/jupyter-install.sh
 
 home=${CONCLAB_LAB_HOME:-$root/.cache/jupyterlab}
 mkdir -p "$home"

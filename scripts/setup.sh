@@ -53,7 +53,5 @@ go build -o bin/conclab ./cmd/conclab
 echo "setup: built $(pwd)/bin/conclab"
 # The kernelspec and the charts' JupyterLab extension (embedded in the binary)
 # into the pinned environment, with the lab's settings, so that its jupyter
-# lab, notebook, voila and nbconvert find them (scripts/jupyterlab.sh does the
-# same before each start).
-bin/conclab install --prefix .venv >/dev/null
-install -D -m 0644 jupyterlab/settings.json .venv/etc/jupyter/labconfig/default_setting_overrides.json
+# lab, notebook, voila and nbconvert find them.
+bash scripts/jupyter-install.sh
