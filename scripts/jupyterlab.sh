@@ -3,7 +3,7 @@
 # scripts/setup.sh from python/requirements.lock) on 127.0.0.1 with a token,
 # on notebooks/, with the "Go (conclab)" kernel as the default and conclab's
 # chart extension; with --notebook, the same server as Notebook 7 (the
-# classic notebook interface, built on JupyterLab 4). Jupyter prints the
+# one-notebook-per-page interface, built on JupyterLab 4). Jupyter prints the
 # address to open (http://127.0.0.1:8888/lab?token=...). Ctrl-C twice stops
 # it and its kernels.
 #
@@ -73,6 +73,7 @@ export JUPYTER_TOKEN # read by jupyter-server; kept off the command line (ps sho
 
 flags=(--ServerApp.ip="$ip" --ServerApp.port="$port" --ServerApp.port_retries=0
   --ServerApp.open_browser=False --ServerApp.root_dir="$nbdir"
+  --ServerApp.terminals_enabled=False # this server is for notebooks (a cell's `$ cmd` runs shell commands)
   --MappingKernelManager.default_kernel_name=conclab)
 [ "$(id -u)" = 0 ] && flags+=(--ServerApp.allow_root=True)
 # jupyter-server masks a token it read from the environment in its log, so

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Starts Notebook 7 (the classic notebook interface, built on JupyterLab 4)
+# Starts Notebook 7 (the one-notebook-per-page interface, built on JupyterLab 4)
 # from the pinned environment, as scripts/jupyterlab.sh does JupyterLab: on
 # 127.0.0.1 with a token, on notebooks/, with the "Go (conclab)" kernel and
 # conclab's chart extension. Takes the same options.
