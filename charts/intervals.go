@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -174,12 +175,22 @@ func (c *IntervalChart) option(id string) string {
 	}
 	legendTop := gridTop - 30
 	type obj = map[string]any
+	// A bar's tooltip line (its thread or lane) is an index into one table
+	// of them: the same few names repeat over thousands of bars.
+	var labels []string
+	labelIndex := map[string]int{}
 	var series []any
 	for _, p := range c.phases {
 		var data [][]any
 		for _, b := range c.bars {
 			if b.phase == p {
-				data = append(data, []any{b.row, round3(b.start), round3(b.end), b.req, b.label, b.band})
+				li, ok := labelIndex[b.label]
+				if !ok {
+					li = len(labels)
+					labelIndex[b.label] = li
+					labels = append(labels, b.label)
+				}
+				data = append(data, []any{b.row, round3(b.start), round3(b.end), b.req, li, b.band})
 			}
 		}
 		series = append(series, obj{
@@ -207,6 +218,9 @@ func (c *IntervalChart) option(id string) string {
 			"axisLabel": obj{"interval": labelEvery, "fontSize": 11}, "axisTick": obj{"show": false},
 			"splitLine": obj{"show": len(c.rows) <= 60}},
 		"series": series,
+		// Not ECharts': the tables the named functions read (render.js
+		// takes it out of the option before drawing).
+		"conclab": obj{"labels": labels},
 	}
 	var buf strings.Builder
 	enc := json.NewEncoder(&buf)
@@ -217,6 +231,11 @@ func (c *IntervalChart) option(id string) string {
 }
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
+
+// svgNum prints a coordinate to a tenth of a pixel, without a trailing ".0".
+func svgNum(v float64) string {
+	return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)
+}
 
 // niceMax rounds the end of the time axis up to a tick.
 func niceMax(v float64) float64 {
@@ -229,8 +248,9 @@ func niceMax(v float64) float64 {
 
 // Option returns the chart's ECharts option as JSON: the item renderer and
 // the tooltip are named "conclab:intervalBar" and "conclab:intervalTooltip",
-// functions the chart's renderers hold (see MIMEType); "" for a problem
-// chart.
+// functions the chart's renderers hold (see MIMEType), and the tooltip's
+// lines are indexes into the option's "conclab" table, which the renderers
+// take out before drawing; "" for a problem chart.
 func (c *IntervalChart) Option() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -297,6 +317,10 @@ func (c *IntervalChart) svgLocked() string {
 		}
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="end" font-size="11" fill="#555">%s</text>`, x0-6, y0+(float64(i)+0.5)*rowH+4, esc(r))
 	}
+	// One path per phase, a rectangle per bar ("M x y h w v h h -w z"): a
+	// trace draws thousands of bars, and an element each made the drawing
+	// (stored twice in a notebook) several times larger.
+	paths := map[string]*strings.Builder{}
 	for _, br := range c.bars {
 		h := rowH * 0.8
 		y := y0 + float64(br.row)*rowH + (rowH-h)/2
@@ -305,7 +329,18 @@ func (c *IntervalChart) svgLocked() string {
 			y += float64(br.band-1) * h
 		}
 		a, e := sx.at(br.start), sx.at(br.end)
-		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, a, y, math.Max(e-a, 0.6), math.Max(h, 0.6), phaseColor(br.phase))
+		w, hh := math.Max(e-a, 0.6), math.Max(h, 0.6)
+		d := paths[br.phase]
+		if d == nil {
+			d = &strings.Builder{}
+			paths[br.phase] = d
+		}
+		fmt.Fprintf(d, "M%s %sh%sv%sh-%sz", svgNum(a), svgNum(y), svgNum(w), svgNum(hh), svgNum(w))
+	}
+	for _, p := range c.phases {
+		if d := paths[p]; d != nil {
+			fmt.Fprintf(&b, `<path class="bars" fill="%s" d="%s"/>`, phaseColor(p), d.String())
+		}
 	}
 	b.WriteString(`</svg>`)
 	return b.String()

@@ -9,9 +9,12 @@ import (
 // ECharts option of each chart of the output, its size and its notes, drawn
 // by conclab's JupyterLab extension (JupyterLab 4, Notebook 7, Voilà):
 //
-//	{"charts": [{"title": "...", "option": {...}, "width": 900, "height": 420, "notes": ["..."]},
+//	{"charts": [{"title": "...", "option": "{...}", "width": 900, "height": 420, "notes": ["..."]},
 //	            {"problem": "Cannot draw ..."}]}
 //
+// The option is JSON text in a string: a saved notebook stores a JSON
+// output indented, one array element per line, which made a waterfall's
+// data five times its size; a string stays on one line.
 // A chart's bundle carries it beside text/html (the chart drawn by its own
 // script, for nbconvert, `conclab run --html` and front ends without the
 // extension), image/svg+xml (viewers that run no scripts) and text/plain.
@@ -22,12 +25,12 @@ const MIMEType = "application/vnd.conclab.echarts.v1+json"
 
 // mimeChart is one chart of a MIMEType payload.
 type mimeChart struct {
-	Title   string          `json:"title,omitempty"`
-	Option  json.RawMessage `json:"option,omitempty"`
-	Width   int             `json:"width,omitempty"`
-	Height  int             `json:"height,omitempty"`
-	Notes   []string        `json:"notes,omitempty"`
-	Problem string          `json:"problem,omitempty"`
+	Title   string   `json:"title,omitempty"`
+	Option  string   `json:"option,omitempty"`
+	Width   int      `json:"width,omitempty"`
+	Height  int      `json:"height,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
+	Problem string   `json:"problem,omitempty"`
 }
 
 // mimePayload is the MIMEType JSON of an output.
@@ -62,7 +65,7 @@ func (c *Chart) mimeEntry() mimeChart {
 	if problem != "" {
 		return mimeChart{Title: c.title, Problem: fmt.Sprintf("Cannot draw %q: %s", orDefault(c.title, "chart"), problem)}
 	}
-	return mimeChart{Title: c.title, Option: json.RawMessage(c.option(ss, "option")), Width: c.width, Height: c.height, Notes: notes}
+	return mimeChart{Title: c.title, Option: c.option(ss, "option"), Width: c.width, Height: c.height, Notes: notes}
 }
 
 // mimeEntry describes the chart for its MIMEType output.
@@ -72,7 +75,7 @@ func (c *IntervalChart) mimeEntry() mimeChart {
 	if c.problem != "" {
 		return mimeChart{Title: c.title, Problem: fmt.Sprintf("Cannot draw %q: %s", orDefault(c.title, "chart"), c.problem)}
 	}
-	return mimeChart{Title: c.title, Option: json.RawMessage(c.option("option")), Width: c.width, Height: c.height,
+	return mimeChart{Title: c.title, Option: c.option("option"), Width: c.width, Height: c.height,
 		Notes: append([]string(nil), c.notes...)}
 }
 

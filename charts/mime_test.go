@@ -16,12 +16,12 @@ import (
 // payload is the MIMEType JSON as a front end reads it.
 type payload struct {
 	Charts []struct {
-		Title   string          `json:"title"`
-		Option  json.RawMessage `json:"option"`
-		Width   int             `json:"width"`
-		Height  int             `json:"height"`
-		Notes   []string        `json:"notes"`
-		Problem string          `json:"problem"`
+		Title   string   `json:"title"`
+		Option  string   `json:"option"`
+		Width   int      `json:"width"`
+		Height  int      `json:"height"`
+		Notes   []string `json:"notes"`
+		Problem string   `json:"problem"`
 	} `json:"charts"`
 }
 
@@ -100,7 +100,7 @@ func TestMIMEBundle(t *testing.T) {
 					continue
 				}
 				var opt map[string]any
-				if err := json.Unmarshal(c.Option, &opt); err != nil {
+				if err := json.Unmarshal([]byte(c.Option), &opt); err != nil {
 					t.Fatalf("chart %d: option is not a JSON object: %v", i, err)
 				}
 				if s, _ := opt["series"].([]any); len(s) == 0 {
@@ -195,7 +195,7 @@ func TestLiveCarriesMIMEType(t *testing.T) {
 		if !ok || d.DisplayID() != live.ID() {
 			t.Fatalf("version %d: %s present %v, display id %q", i, charts.MIMEType, ok, d.DisplayID())
 		}
-		if !strings.Contains(string(p.Charts[0].Option), `"subtext":"`+sub+`"`) {
+		if !strings.Contains(p.Charts[0].Option, `"subtext":"`+sub+`"`) {
 			t.Fatalf("version %d does not carry its subtitle %q", i, sub)
 		}
 	}

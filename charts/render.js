@@ -28,8 +28,11 @@
   }
 
   // hooks are the functions an option names: html says whether tooltips are
-  // HTML (the text/html output) or drawn on the canvas (the extension).
-  function hooks(echarts, html) {
+  // HTML (the text/html output) or drawn on the canvas (the extension);
+  // tables is the option's "conclab" field (labels: an interval's tooltip
+  // line, by index).
+  function hooks(echarts, html, tables) {
+    var labels = (tables && tables.labels) || [];
     var text = html ? escapeHTML : String;
     var br = html ? "<br>" : "\n";
     return {
@@ -57,7 +60,8 @@
       // an interval's tooltip: request, phase, where, how long
       intervalTooltip: function (p) {
         var v = p.value, d = v[2] - v[1];
-        return (v[3] > 0 ? "request " + v[3] + " · " : "") + text(p.seriesName) + br + text(v[4]) + br +
+        var line = typeof v[4] === "number" ? labels[v[4]] : v[4];
+        return (v[3] > 0 ? "request " + v[3] + " · " : "") + text(p.seriesName) + br + text(line === undefined ? "" : line) + br +
           number(d) + " ms (" + number(v[1]) + " – " + number(v[2]) + " ms)";
       },
     };
@@ -136,8 +140,10 @@
   // HTML (the page runs the chart's own script, so it is trusted).
   function prepare(echarts, option, opts) {
     var o = JSON.parse(JSON.stringify(option));
+    var tables = o.conclab;
+    delete o.conclab;
     if (!opts.html) defuse(o);
-    resolve(o, hooks(echarts, !!opts.html));
+    resolve(o, hooks(echarts, !!opts.html, tables));
     o.backgroundColor = "transparent";
     if (opts.dark) brightenColors(o.series);
     return o;

@@ -128,6 +128,14 @@ export async function chartReport(page, root = "body") {
         }
         r.contrast = colors.length ? +minContrast.toFixed(2) : null;
         r.subtext = (opt.title || []).map((t) => t.subtext || "").join(" ");
+        // An interval chart's tooltip (a named function reading the
+        // option's label table): what it says for the first bar.
+        const first = (opt.series || []).find((s) => s.type === "custom" && (s.data || []).length > 0);
+        const fmt = opt.tooltip && opt.tooltip[0] && opt.tooltip[0].formatter;
+        if (first && typeof fmt === "function") {
+          const d = first.data[0];
+          r.tooltip = String(fmt({ value: Array.isArray(d) ? d : d.value, seriesName: first.name }));
+        }
       }
       const canvas = el.querySelector("canvas");
       r.inked = 0; r.light = 0; r.dark = 0;
@@ -160,7 +168,15 @@ export async function chartReport(page, root = "body") {
 // at a size, with ink.
 export function undrawn(report) {
   return report.charts.filter((c) => !c.ready || !c.instance || c.error || c.fallback || !(c.inked > 0.005) ||
-    !(c.points > 0) || !(c.size[0] > 0 && c.size[1] > 0) || !c.canvas);
+    !(c.points > 0) || !(c.size[0] > 0 && c.size[1] > 0) || !c.canvas || !tooltipNamesItsLine(c));
+}
+
+// tooltipNamesItsLine: an interval chart's tooltip says request, phase,
+// its thread or lane (from the label table), and the time.
+function tooltipNamesItsLine(c) {
+  if (c.tooltip === undefined) return true;
+  const lines = c.tooltip.split(/<br>|\n/);
+  return lines.length === 3 && lines[1].trim() !== "" && !/undefined|NaN/.test(c.tooltip) && / ms \(/.test(lines[2]);
 }
 
 export function describe(report) {

@@ -155,7 +155,11 @@ async function chartFlows(front) {
   await log.shot(page, `${front.kind}-scrolled-to-end`);
   await scrollTo(page, 0, "start");
   await log.shot(page, `${front.kind}-scrolled-back`);
-  await everyChart(page, log, `${front.name}: after Run All, scrolled to the end and back`, { shots: front.kind === "lab" });
+  const reports = await everyChart(page, log, `${front.name}: after Run All, scrolled to the end and back`, { shots: front.kind === "lab" });
+  // The Live chart, updated twice in place: its one chart shows the last update.
+  const liveRep = live && reports.find((r) => r.i === live.i);
+  const subtexts = liveRep ? liveRep.rep.charts.map((c) => c.subtext) : [];
+  log.check(subtexts.length === 1 && subtexts[0] === "update 3", `${front.name}: the Live chart drawn once, with its last update: ${JSON.stringify(subtexts)}`);
   await resize(page, front, front.name);
   await save(page, front, log, NAME);
   consoleClean(page, log, `${front.name}: Run All, scrolling, resizing, saving`);

@@ -2,9 +2,11 @@
 // MIME type of a conclab chart output (charts.MIMEType in Go), JSON holding
 // each chart's ECharts option, size and notes:
 //
-//   {"charts": [{"title": "...", "option": {...}, "width": 900, "height": 420, "notes": ["..."]},
+//   {"charts": [{"title": "...", "option": "{...}", "width": 900, "height": 420, "notes": ["..."]},
 //               {"problem": "Cannot draw ..."}]}
 //
+// (the option is JSON text, so that a saved notebook keeps it on one line;
+// an object is read too).
 // The option is drawn by ECharts (bundled here, loaded with the first chart
 // of a page) through charts/render.js, the code the chart's text/html output
 // runs too: it draws once the output has a size, redraws when the panel
@@ -21,6 +23,11 @@ let echartsLoad = null;
 function loadECharts() {
   if (!echartsLoad) echartsLoad = import("echarts");
   return echartsLoad;
+}
+
+// optionOf parses an entry's option (JSON text; an object is taken as it is).
+function optionOf(e) {
+  return typeof e.option === "string" ? JSON.parse(e.option) : e.option;
 }
 
 function problemBox(text) {
@@ -60,9 +67,13 @@ class ChartOutput extends Widget {
     // A display update of the same charts (charts.Live): redraw in place.
     const shape = JSON.stringify(entries.map((e) => (e.problem ? "p" : [e.width, e.height, (e.notes || []).join("\n")])));
     if (shape === this._shape && this._handles.length > 0) {
-      let i = 0;
-      for (const e of entries) if (!e.problem) this._handles[i++].update(e.option);
-      return;
+      try {
+        let i = 0;
+        for (const e of entries) if (!e.problem) this._handles[i++].update(optionOf(e));
+        return;
+      } catch (err) {
+        // Drawn afresh below, which names the chart that fails.
+      }
     }
     this._clear();
     this._shape = shape;
@@ -90,7 +101,7 @@ class ChartOutput extends Widget {
       }
       this.node.appendChild(box);
       try {
-        this._handles.push(conclabCharts.mount(echarts, el, e.option, { html: false }));
+        this._handles.push(conclabCharts.mount(echarts, el, optionOf(e), { html: false }));
       } catch (err) {
         el.setAttribute("data-conclab-error", String(err));
         box.insertBefore(problemBox(`ECharts could not draw this chart: ${err}`), el);
