@@ -52,8 +52,9 @@ if [ ! -x bin/conclab ] || [ ! -x "$py" ]; then
   bash scripts/setup.sh
 elif command -v go >/dev/null; then
   # Rebuild after a pull: the kernelspec runs bin/conclab, and a binary from
-  # older sources can start a kernel that never reports idle. Quick when
-  # nothing changed.
+  # older sources can start a kernel that never reports idle; the chart
+  # extension it embeds first. Quick when nothing changed.
+  bash scripts/setup.d/50-labextension.sh
   go build -o bin/conclab ./cmd/conclab
 else
   echo "jupyterlab.sh: go is not on PATH; using bin/conclab as it is (run scripts/setup.sh after a pull)" >&2
