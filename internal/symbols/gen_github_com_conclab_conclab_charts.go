@@ -27,6 +27,7 @@ func init() {
 		"Library":              reflect.ValueOf(charts.Library),
 		"LibraryInfo":          reflect.ValueOf(charts.LibraryInfo),
 		"LibraryScript":        reflect.ValueOf(charts.LibraryScript),
+		"MIMEType":             reflect.ValueOf(constant.MakeFromLiteral("\"application/vnd.conclab.echarts.v1+json\"", token.STRING, 0)),
 		"ModelVsReal":          reflect.ValueOf(charts.ModelVsReal),
 		"NeedsLibrary":         reflect.ValueOf(charts.NeedsLibrary),
 		"NewGroup":             reflect.ValueOf(charts.NewGroup),
