@@ -90,7 +90,7 @@ func (a *Agreement) Err() error {
 // outside (0, 10] (before anything runs or is shown), or a failed run.
 //
 // When this machine's CPython lacks a package a real strategy needs, it
-// shows one line "skipped: ..." naming the Debian packages to install and
+// shows one line "skipped: ..." naming what is missing and how to install it, and
 // returns (nil, nil): the notebook goes on without the real half.
 func ModelVsReal(ctx context.Context, e bench.Experiment, tol float64, metrics ...string) (*Agreement, error) {
 	if err := checkArgs(tol, metrics); err != nil {
@@ -195,7 +195,7 @@ func checkPairs(e bench.Experiment) error {
 // skipped shows why the real half cannot run, in one line, and returns
 // (nil, nil).
 func skipped(err error) (*Agreement, error) {
-	// A *cpython.MissingError names the Debian packages to install.
+	// A *cpython.MissingError names what is missing and how to get it.
 	line := "skipped: " + err.Error()
 	return nil, show(line, line)
 }

@@ -31,7 +31,7 @@ var SplitColumns = []string{"strategy", "burst", "worker", "requests"}
 
 // SplitServers are the servers MeasureSplit measures by default: Flask 2w x
 // 5t and 3w x 5t (gthread), FastAPI 2w and 3w (uvicorn workers).
-var SplitServers = []Server003{{false, 2, 5}, {false, 3, 5}, {true, 2, 0}, {true, 3, 0}}
+var SplitServers = []Server003{{Workers: 2, Threads: 5}, {Workers: 3, Threads: 5}, {FastAPI: true, Workers: 2}, {FastAPI: true, Workers: 3}}
 
 // SplitOptions choose MeasureSplit's runs. The zero value measures the
 // real SplitServers: 5 bursts of 10 requests each computing the sum of
@@ -91,8 +91,8 @@ func (o *SplitOptions) defaults() error {
 		return errors.New("cpython: MeasureSplit: SumN and Pause must not be negative")
 	case o.ModelOnly && o.Calibration == nil:
 		return errors.New("cpython: MeasureSplit: ModelOnly needs a Calibration (the model's cost of SumN)")
-	case o.Accept != "" && o.Accept != strategy.AcceptGreedy && o.Accept != strategy.AcceptBalanced:
-		return fmt.Errorf("cpython: MeasureSplit: Accept must be %q or %q, got %q", strategy.AcceptGreedy, strategy.AcceptBalanced, o.Accept)
+	case o.Accept != "" && o.Accept != strategy.AcceptGreedy && o.Accept != strategy.AcceptReusePort && o.Accept != strategy.AcceptBalanced:
+		return fmt.Errorf("cpython: MeasureSplit: Accept must be %q, %q or %q, got %q", strategy.AcceptGreedy, strategy.AcceptReusePort, strategy.AcceptBalanced, o.Accept)
 	}
 	for _, c := range o.Servers {
 		if c.Workers < 1 {
@@ -156,6 +156,9 @@ func MeasureSplit(ctx context.Context, o SplitOptions) (*frame.Frame, error) {
 
 // modelWithAccept is c's model with the given accept policy.
 func modelWithAccept(c Server003, accept string) strategy.Strategy {
+	if accept == "" {
+		return c.Model()
+	}
 	switch m := c.Model().(type) {
 	case strategy.Gunicorn:
 		m.Accept = accept

@@ -50,7 +50,7 @@ func splitSums(t *testing.T, f interface {
 func TestMeasureSplitReal(t *testing.T) {
 	needPython(t, "flask", "gunicorn", "fastapi", "uvicorn")
 	f, err := MeasureSplit(context.Background(), SplitOptions{Model: true, Calibration: SourceMachine(0),
-		Servers: []Server003{{false, 2, 2}, {true, 2, 0}}, N: 6, Bursts: 2, SumN: 100_000,
+		Servers: []Server003{{Workers: 2, Threads: 2}, {FastAPI: true, Workers: 2}}, N: 6, Bursts: 2, SumN: 100_000,
 		Python: Options{StopGrace: time.Second}})
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestMeasureSplitModel(t *testing.T) {
 	t.Parallel()
 	for _, accept := range []string{strategy.AcceptBalanced, strategy.AcceptGreedy} {
 		f, err := MeasureSplit(context.Background(), SplitOptions{ModelOnly: true, Accept: accept, Calibration: SourceMachine(0),
-			Servers: []Server003{{false, 3, 5}, {true, 3, 0}}, N: 9, Bursts: 2, SumN: 40_000})
+			Servers: []Server003{{Workers: 3, Threads: 5}, {FastAPI: true, Workers: 3}}, N: 9, Bursts: 2, SumN: 40_000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func TestMeasureSplitBadInput(t *testing.T) {
 		{SplitOptions{SumN: -5}, "must not be negative"},
 		{SplitOptions{ModelOnly: true}, "ModelOnly needs a Calibration"},
 		{SplitOptions{Accept: "round-robin"}, `Accept must be "greedy" or "balanced"`},
-		{SplitOptions{Servers: []Server003{{false, 0, 5}}}, "want at least 1"},
+		{SplitOptions{Servers: []Server003{{Workers: 0, Threads: 5}}}, "want at least 1"},
 	} {
 		if _, err := MeasureSplit(context.Background(), c.o); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: err %v; want %q", c.o, err, c.want)

@@ -18,7 +18,7 @@ const CalibrationEnv = "CONCLAB_CALIBRATION"
 
 // calibrationVersion changes when what a calibration file holds changes; a
 // file of another version is measured again.
-const calibrationVersion = 5
+const calibrationVersion = 6
 
 // calibrationFile is what a calibration file holds.
 type calibrationFile struct {

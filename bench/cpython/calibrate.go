@@ -50,9 +50,6 @@ type Calibration struct {
 	// the GIL; the rest runs with the GIL released. Measured, it is the
 	// steps' held shares weighted by their costs (ImageStepCosts).
 	ImageGILHeld float64
-	// ImageContended is the pipeline's time when two threads of one
-	// process run it at once: the sum of its steps' Threads2.
-	ImageContended time.Duration
 
 	// SumSquares is the CPU time of source 003's sum of squares of
 	// SumSquaresN, pure Python (holds the GIL throughout).
@@ -101,23 +98,24 @@ type Calibration struct {
 	Framework *Framework `json:",omitempty"`
 }
 
-// StepCost is one real step measured alone, in two threads of one process
-// at once and in two processes at once (py/calibrate.py), with the share
-// of it that holds the GIL derived from those: GILHeld = Threads2 /
-// Procs2 - 1, clamped to 0..1. Two processes give the machine's own
-// ceiling for two at once (cores, memory bandwidth, page faults); two
-// threads what the GIL leaves of it. In the model's order — a step's held
-// part, then its released part (pymodel.Step.GILReleased) — the thread
-// that waits for the other's held part finishes GILHeld x Procs2 after it,
-// so the ratio of the later finishers' times is 1 + GILHeld
-// (docs/cpython.md, "Calibration").
+// StepCost is one real step measured alone and by the GIL probe
+// (py/calibrate.py's gil_probe): with CPython's switch interval made huge,
+// a pure-Python thread spinning beside the step can run only while the
+// step has released the GIL, so its CPU time over the step's (Probe),
+// against the same ratio beside zlib.compress, which releases the GIL
+// throughout (Reference), is the step's released share: GILHeld = 1 -
+// Probe / Reference, clamped to 0..1. Both are ratios of CPU times, and
+// the scheduler shares the cores fairly between runnable threads, so a
+// busy machine slows both threads alike and leaves the share
+// (docs/calibration.md). The model runs such a step as its held part,
+// then its released part (pymodel.Step.GILReleased).
 type StepCost struct {
 	Name string
 	// CPU is the CPU time of one run alone (median): the model step's cost.
 	CPU time.Duration
-	// Threads2 and Procs2 are the wall times of the later finisher when two
-	// threads, or two processes, run the step at once (medians).
-	Threads2, Procs2 time.Duration
+	// Probe and Reference are the probe's ratios (medians): the spinning
+	// thread's CPU over the step's, and over zlib's.
+	Probe, Reference float64
 	// GILHeld is the share of CPU during which the step holds the GIL.
 	GILHeld float64
 }
@@ -249,10 +247,10 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 				CPUSeconds float64 `json:"cpu_seconds"`
 			} `json:"crowd"`
 			Steps map[string]struct {
-				Seconds         float64 `json:"seconds"`
-				Threads2Seconds float64 `json:"threads2_seconds"`
-				Procs2Seconds   float64 `json:"procs2_seconds"`
-				GILHeld         float64 `json:"gil_held"`
+				Seconds   float64 `json:"seconds"`
+				Probe     float64 `json:"gil_probe"`
+				Reference float64 `json:"gil_reference"`
+				GILHeld   float64 `json:"gil_held"`
 			} `json:"steps"`
 		} `json:"image"`
 	}
@@ -261,10 +259,10 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 	}
 	cost := func(key, name string) (StepCost, error) {
 		m, ok := steps.Image.Steps[key]
-		if !ok || m.Seconds <= 0 || m.Threads2Seconds <= 0 || m.Procs2Seconds <= 0 {
-			return StepCost{}, fmt.Errorf("cpython: calibrate.py gave no positive costs for step %q: %s", key, tail(string(out), 300))
+		if !ok || m.Seconds <= 0 || m.Probe < 0 || m.Reference <= 0 {
+			return StepCost{}, fmt.Errorf("cpython: calibrate.py gave no positive cost or GIL probe for step %q: %s", key, tail(string(out), 300))
 		}
-		return StepCost{Name: name, CPU: secs(m.Seconds), Threads2: secs(m.Threads2Seconds), Procs2: secs(m.Procs2Seconds),
+		return StepCost{Name: name, CPU: secs(m.Seconds), Probe: m.Probe, Reference: m.Reference,
 			GILHeld: min(1, max(0, m.GILHeld))}, nil
 	}
 	c := &Calibration{
@@ -281,7 +279,6 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 		}
 		c.ImageStepCosts = append(c.ImageStepCosts, sc)
 		c.Image += sc.CPU
-		c.ImageContended += sc.Threads2
 		held += sc.GILHeld * float64(sc.CPU)
 	}
 	c.ImageGILHeld = held / float64(c.Image)
@@ -405,8 +402,6 @@ func (c *Calibration) WithImageCosts(from *Calibration) *Calibration {
 	scale := float64(c.Image) / float64(from.Image)
 	for _, sc := range from.ImageStepCosts {
 		sc.CPU = time.Duration(float64(sc.CPU) * scale)
-		sc.Threads2 = time.Duration(float64(sc.Threads2) * scale)
-		sc.Procs2 = time.Duration(float64(sc.Procs2) * scale)
 		out.ImageStepCosts = append(out.ImageStepCosts, sc)
 	}
 	out.ImageGILHeld = from.ImageGILHeld
@@ -472,8 +467,8 @@ func (c *Calibration) Handler003CPU(n int) pymodel.Handler {
 // Frame is the calibration as a frame, one row per step: step, cost_ms,
 // gil_held (share 0..1), detail, plus machine, python and cpus. The image
 // pipeline's row is followed by its measured steps' rows (ImageStepCosts)
-// and sha256's (Hash), when measured; the detail of each says what two at
-// once cost in threads and in processes.
+// and sha256's (Hash), when measured; the detail of each gives its GIL
+// probe (StepCost).
 func (c *Calibration) Frame() *frame.Frame {
 	f := frame.New("calibration: " + c.Machine)
 	for _, col := range []string{"step", "cost_ms", "gil_held", "detail", "machine", "python", "cpus"} {
@@ -488,10 +483,10 @@ func (c *Calibration) Frame() *frame.Frame {
 		f.MustAppend(frame.Row{"step": step, "cost_ms": ms(d), "gil_held": held, "detail": detail,
 			"machine": c.Machine, "python": c.Python, "cpus": c.CPUs})
 	}
-	add("image convert", c.Image, c.ImageGILHeld, fmt.Sprintf("Pillow open, convert RGB, rotate 180 x4, save; %dx%d, %d bytes; %.0f ms in 2 threads at once",
-		c.ImageWidth, c.ImageHeight, c.ImageBytes, ms(c.ImageContended)))
+	add("image convert", c.Image, c.ImageGILHeld, fmt.Sprintf("Pillow open, convert RGB, rotate 180 x4, save; %dx%d, %d bytes",
+		c.ImageWidth, c.ImageHeight, c.ImageBytes))
 	measured := func(sc StepCost, what string) {
-		add(sc.Name, sc.CPU, sc.GILHeld, fmt.Sprintf("%s; 2 at once: %.0f ms in threads, %.0f ms in processes", what, ms(sc.Threads2), ms(sc.Procs2)))
+		add(sc.Name, sc.CPU, sc.GILHeld, fmt.Sprintf("%s; GIL probe: a Python thread beside it ran %.2f of its CPU, beside zlib %.2f", what, sc.Probe, sc.Reference))
 	}
 	what := map[string]string{"decode": "image step: Image.open + load", "convert RGB": "image step: convert(\"RGB\")",
 		"rotate 180 x4": "image step: rotate(180) four times", "encode": "image step: save (JPEG)"}

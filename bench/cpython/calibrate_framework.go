@@ -20,7 +20,7 @@ import (
 // machine, and what print() costs per line: the model's
 // pymodel.FrameworkCost and source 000's print costs.
 //
-// MeasureFramework measures it on the real Debian stack: apps whose
+// MeasureFramework measures it on the real stack of the pinned environment: apps whose
 // endpoints do nothing (py/calib_fastapi.py, py/calib_flask.py) are served
 // by real uvicorn and gunicorn and driven by the lab's own generator, and
 // the server processes' CPU time (user + system, from /proc) over the

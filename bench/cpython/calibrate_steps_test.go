@@ -10,7 +10,7 @@ import (
 )
 
 // checkImageStepCosts asserts a measured calibration's per-step fields:
-// the four real steps in order, each measured three ways, shares in 0..1,
+// the four real steps in order, each with a cost and a GIL probe, shares in 0..1,
 // the pipeline their sum, one model step per real step carrying the share,
 // and the Frame showing them (TestCalibrate calls it: it needs Python and
 // Pillow, and says so when they are missing).
@@ -21,7 +21,7 @@ func checkImageStepCosts(t *testing.T, c *Calibration) {
 	for _, sc := range c.ImageStepCosts {
 		names = append(names, sc.Name)
 		sum += sc.CPU
-		if sc.CPU <= 0 || sc.Threads2 <= 0 || sc.Procs2 <= 0 || sc.GILHeld < 0 || sc.GILHeld > 1 {
+		if sc.CPU <= 0 || sc.Probe < 0 || sc.Reference <= 0 || sc.GILHeld < 0 || sc.GILHeld > 1 {
 			t.Errorf("step %+v: want positive times and a share in 0..1", sc)
 		}
 	}
@@ -88,8 +88,8 @@ func checkImageStepCosts(t *testing.T, c *Calibration) {
 func TestWithImageCosts(t *testing.T) {
 	t.Parallel()
 	here := &Calibration{Image: 400 * time.Millisecond, ImageGILHeld: 0.05, ImageStepCosts: []StepCost{
-		{Name: "decode", CPU: 100 * time.Millisecond, Threads2: 110 * time.Millisecond, Procs2: 100 * time.Millisecond, GILHeld: 0.1},
-		{Name: "rotate 180 x4", CPU: 300 * time.Millisecond, Threads2: 300 * time.Millisecond, Procs2: 300 * time.Millisecond, GILHeld: 0},
+		{Name: "decode", CPU: 100 * time.Millisecond, Probe: 0.27, Reference: 0.3, GILHeld: 0.1},
+		{Name: "rotate 180 x4", CPU: 300 * time.Millisecond, Probe: 0.3, Reference: 0.3, GILHeld: 0},
 	}}
 	src := SourceMachine(1).WithImageCosts(here)
 	steps := src.ImageSteps(pymodel.ProcessExecutor)
@@ -110,7 +110,7 @@ func TestWithImageCosts(t *testing.T) {
 	if s := here.WithImageCosts(nil); len(s.ImageStepCosts) != 2 {
 		t.Errorf("WithImageCosts(nil) dropped the steps")
 	}
-	if !strings.Contains(here.Frame().Text("detail", 1), "2 at once") {
+	if !strings.Contains(here.Frame().Text("detail", 1), "GIL probe") {
 		t.Errorf("Frame:\n%v", here.Frame())
 	}
 }

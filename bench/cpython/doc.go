@@ -44,10 +44,12 @@
 //
 // The package never calls the load generator: bench.Run does.
 //
-// Python is resolved as Options.Python, else $CONCLAB_PYTHON, else
-// /usr/bin/python3 (Debian's, where python3-fastapi and friends live), else
-// python3 on PATH. When it or a module is missing, calls fail with a
-// *MissingError naming the Debian packages to install; it matches
+// Python is resolved as Options.Python, else $CONCLAB_PYTHON, else the
+// python of conclab's pinned environment (.venv from
+// python/requirements.lock, made by scripts/setup.sh; internal/pyenv),
+// never whichever python3 is first on PATH. When it or a module is
+// missing, calls fail with a *MissingError naming the PyPI distributions
+// and the set-up command; it matches
 // ErrUnavailable with errors.Is, so a notebook can skip the real-CPython part:
 //
 //	if errors.Is(err, cpython.ErrUnavailable) { /* show the model only */ }

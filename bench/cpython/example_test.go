@@ -217,7 +217,7 @@ func ExampleServer() {
 }
 
 // Calibrating the model with this machine's real costs. (Not run as a
-// test: it needs python3-pil.)
+// test: it needs Pillow from conclab's environment.)
 func ExampleCalibrate() {
 	cal, err := cpython.Calibrate(context.Background(), cpython.CalibrateOptions{})
 	if errors.Is(err, cpython.ErrUnavailable) {

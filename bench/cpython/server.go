@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/conclab/conclab/internal/reuseport"
 )
 
 // Default timings of a Server.
@@ -86,7 +88,8 @@ type Server struct {
 	waitErr error
 	stop    func() bool
 
-	addr string // "" means 127.0.0.1:0 (Real sets it from StartOptions)
+	addr     string   // "" means 127.0.0.1:0 (Real sets it from StartOptions)
+	portHold *os.File // ReusePort: the bound, never listening socket holding the port
 
 	closeOnce sync.Once
 	closeErr  error
@@ -250,21 +253,37 @@ func (s *Server) start(ctx context.Context) error {
 	if host, _, err := net.SplitHostPort(addr); err != nil || !isLoopback(host) {
 		return fmt.Errorf("listen address %q: want a loopback host:port such as 127.0.0.1:0", addr)
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
+	var lf *os.File
+	var tcp *net.TCPAddr
+	if s.app.ReusePort {
+		// Each gunicorn worker binds a socket of its own to the port; a
+		// bound socket that never listens holds the port meanwhile (no
+		// race) and gets no connections: only listening sockets do.
+		hold, port, err := reuseport.Reserve(addr)
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.portHold = hold
+		s.mu.Unlock()
+		tcp = port
+	} else {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return err
+		}
+		if err := noDelay(ln.(*net.TCPListener)); err != nil {
+			ln.Close()
+			return err
+		}
+		lf, err = ln.(*net.TCPListener).File()
+		ln.Close() // the duplicate in lf keeps the socket listening
+		if err != nil {
+			return err
+		}
+		defer lf.Close()
+		tcp = ln.Addr().(*net.TCPAddr)
 	}
-	if err := noDelay(ln.(*net.TCPListener)); err != nil {
-		ln.Close()
-		return err
-	}
-	lf, err := ln.(*net.TCPListener).File()
-	ln.Close() // the duplicate in lf keeps the socket listening
-	if err != nil {
-		return err
-	}
-	defer lf.Close()
-	tcp := ln.Addr().(*net.TCPAddr)
 
 	logf, err := os.Create(filepath.Join(dir, "server.log"))
 	if err != nil {
@@ -272,13 +291,15 @@ func (s *Server) start(ctx context.Context) error {
 	}
 	defer logf.Close()
 
-	cmd := exec.Command(env.Python, s.args()...)
+	cmd := exec.Command(env.Python, s.args(tcp)...)
 	cmd.Dir = dir
 	cmd.Env = os.Environ()
 	for k, v := range vars {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	cmd.ExtraFiles = []*os.File{lf} // fd 3
+	if lf != nil {
+		cmd.ExtraFiles = []*os.File{lf} // fd 3
+	}
 	var out io.Writer = logf
 	if s.opts.Output != nil {
 		out = io.MultiWriter(logf, s.opts.Output)
@@ -303,7 +324,7 @@ func (s *Server) start(ctx context.Context) error {
 	return s.waitReady(ctx, done)
 }
 
-func (s *Server) args() []string {
+func (s *Server) args(addr *net.TCPAddr) []string {
 	a := s.app
 	workers, threads := a.Workers, a.Threads
 	if workers == 0 {
@@ -315,16 +336,27 @@ func (s *Server) args() []string {
 	switch a.Server {
 	case Uvicorn:
 		args := []string{"-m", "uvicorn", a.Module, "--fd", "3", "--app-dir", ".", "--log-level", "warning"}
+		if workers > 1 {
+			args = append(args, "--workers", strconv.Itoa(workers))
+		}
 		if !s.opts.AccessLog {
 			args = append(args, "--no-access-log")
 		}
 		return args
 	default:
-		args := []string{"-m", "gunicorn", "--bind", "fd://3", "--chdir", ".",
+		bind := []string{"--bind", "fd://3"}
+		if a.ReusePort {
+			bind = []string{"--bind", addr.String(), "--reuse-port"}
+		}
+		args := append([]string{"-m", "gunicorn"}, bind...)
+		args = append(args, "--chdir", ".",
 			"--workers", strconv.Itoa(workers), "--threads", strconv.Itoa(threads),
-			"--graceful-timeout", "2", "--timeout", "600", "--log-level", "warning"}
-		if a.Server == GunicornUvicorn {
+			"--graceful-timeout", "2", "--timeout", "600", "--log-level", "warning")
+		switch a.Server {
+		case GunicornUvicorn:
 			args = append(args, "--worker-class", "uvicorn.workers.UvicornWorker")
+		case GunicornASGI:
+			args = append(args, "--worker-class", "asgi")
 		}
 		if s.opts.AccessLog {
 			args = append(args, "--access-logfile", "-")
@@ -369,7 +401,7 @@ func (s *Server) waitReady(ctx context.Context, done chan struct{}) error {
 // the answers number Workers.
 func (s *Server) waitWorkers(ctx context.Context, client *http.Client, url string, done chan struct{}) error {
 	want := s.app.Workers
-	if s.app.Server == Uvicorn || want <= 1 {
+	if want <= 1 {
 		return nil
 	}
 	seen := map[int]bool{}
@@ -425,7 +457,7 @@ func (s *Server) Close() error {
 func (s *Server) close() error {
 	s.mu.Lock()
 	s.closed = true
-	stop, cmd, pgid, done, dir, table := s.stop, s.cmd, s.pgid, s.done, s.dir, s.table
+	stop, cmd, pgid, done, dir, table, hold := s.stop, s.cmd, s.pgid, s.done, s.dir, s.table, s.portHold
 	s.mu.Unlock()
 	if stop != nil {
 		stop()
@@ -433,6 +465,9 @@ func (s *Server) close() error {
 	var errs []error
 	if cmd != nil {
 		errs = append(errs, stopGroup(pgid, done, s.opts.stopGrace()))
+	}
+	if hold != nil {
+		errs = append(errs, hold.Close())
 	}
 	if table != "" && s.app.DB != nil && s.app.DB.Table == "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -22,7 +22,8 @@ func TestAppValidate(t *testing.T) {
 		{"no attr", App{Name: "x", Module: "app001", Server: Uvicorn}, "MODULE:ATTR"},
 		{"bad server", App{Name: "x", Module: "a:app", Server: "hypercorn"}, "unknown Server"},
 		{"negative", App{Name: "x", Module: "a:app", Server: Gunicorn, Workers: -1}, "negative"},
-		{"uvicorn workers", App{Name: "x", Module: "a:app", Server: Uvicorn, Workers: 2}, "GunicornUvicorn"},
+		{"uvicorn threads", App{Name: "x", Module: "a:app", Server: Uvicorn, Threads: 2}, "no threads"},
+		{"uvicorn reuse port", App{Name: "x", Module: "a:app", Server: Uvicorn, ReusePort: true}, "--reuse-port"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

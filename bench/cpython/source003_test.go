@@ -15,7 +15,7 @@ import (
 func TestExperiment003IO(t *testing.T) {
 	needPython(t, "flask", "gunicorn", "fastapi", "uvicorn")
 	const wait = 200 * time.Millisecond
-	e, err := Experiment003(context.Background(), Options003{N: 4, Wait: wait, Servers: []Server003{{false, 1, 2}, {true, 1, 0}},
+	e, err := Experiment003(context.Background(), Options003{N: 4, Wait: wait, Servers: []Server003{{Workers: 1, Threads: 2}, {FastAPI: true, Workers: 1}},
 		Python: Options{StopGrace: time.Second}})
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestExperiment003CPU(t *testing.T) {
 	needPython(t, "flask", "gunicorn", "fastapi", "uvicorn")
 	cal := SourceMachine(0)
 	e, err := Experiment003(context.Background(), Options003{Mode: ModeCPU, N: 2, SumN: 100_000, Calibration: cal,
-		Servers: []Server003{{false, 1, 2}}, Python: Options{StopGrace: time.Second}})
+		Servers: []Server003{{Workers: 1, Threads: 2}}, Python: Options{StopGrace: time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}

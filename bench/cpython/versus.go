@@ -97,37 +97,72 @@ func Arithmetic001(endpoint string, n int, wait time.Duration, cpus int) time.Du
 // ---------------------------------------------------------------- source 003
 
 // Server003 is one source-003 server: Flask under gunicorn with Workers x
-// Threads gthread workers, or FastAPI under gunicorn with Workers uvicorn
-// workers (Threads does not apply).
+// Threads gthread workers, or FastAPI with Workers processes (Threads does
+// not apply) served as Serve says.
 type Server003 struct {
 	FastAPI          bool
 	Workers, Threads int
+	// Serve is how FastAPI is served: "" (Serve003UvicornWorker) is the
+	// source's gunicorn with uvicorn.workers.UvicornWorker,
+	// Serve003GunicornASGI gunicorn's own asgi worker, Serve003Uvicorn
+	// uvicorn's own --workers (spawned processes). Flask ignores it.
+	Serve string
+	// ReusePort gives each gunicorn worker its own listening socket
+	// (gunicorn --reuse-port): the kernel spreads the connections.
+	ReusePort bool
 }
 
+// How source 003's FastAPI app is served (Server003.Serve).
+const (
+	Serve003UvicornWorker = ""        // gunicorn -k uvicorn.workers.UvicornWorker (the source's)
+	Serve003GunicornASGI  = "asgi"    // gunicorn -k asgi
+	Serve003Uvicorn       = "uvicorn" // uvicorn --workers W
+)
+
 // Servers003IO are the source's I/O runs: Flask 1w x 5t, 1w x 10t, FastAPI 1w.
-var Servers003IO = []Server003{{false, 1, 5}, {false, 1, 10}, {true, 1, 0}}
+var Servers003IO = []Server003{{Workers: 1, Threads: 5}, {Workers: 1, Threads: 10}, {FastAPI: true, Workers: 1}}
 
 // Servers003CPU are the source's CPU runs: Flask 1w x 10t, 2w x 5t, FastAPI
 // 1w, 2w.
-var Servers003CPU = []Server003{{false, 1, 10}, {false, 2, 5}, {true, 1, 0}, {true, 2, 0}}
+var Servers003CPU = []Server003{{Workers: 1, Threads: 10}, {Workers: 2, Threads: 5}, {FastAPI: true, Workers: 1}, {FastAPI: true, Workers: 2}}
 
 // Name is the source's row name: "Flask gunicorn 2w x 5t", "FastAPI
-// gunicorn 1w".
+// gunicorn 1w"; other ways of serving say so ("FastAPI gunicorn asgi 2w",
+// "FastAPI uvicorn 2w", "... reuse-port").
 func (c Server003) Name() string { return c.app(ModeIO, time.Second, 1).Name }
 
 func (c Server003) app(mode string, wait time.Duration, n int) App {
+	a := App003Flask(c.Workers, c.Threads, mode, wait, n)
 	if c.FastAPI {
-		return App003FastAPI(c.Workers, mode, wait, n)
+		a = App003FastAPI(c.Workers, mode, wait, n)
+		switch c.Serve {
+		case Serve003GunicornASGI:
+			a.Server, a.Name = GunicornASGI, fmt.Sprintf("FastAPI gunicorn asgi %dw", c.Workers)
+		case Serve003Uvicorn:
+			a.Server, a.Name = Uvicorn, fmt.Sprintf("FastAPI uvicorn %dw", c.Workers)
+			a.Requires = fastapiMods
+		}
 	}
-	return App003Flask(c.Workers, c.Threads, mode, wait, n)
+	if c.ReusePort {
+		a.ReusePort, a.Name = true, a.Name+" reuse-port"
+	}
+	return a
 }
 
 // Model is the model strategy of the server, labelled Name().
+// With ReusePort its workers accept as strategy.AcceptReusePort. The
+// FastAPI servers are all one model: a uvicorn worker, gunicorn's asgi
+// worker and uvicorn's own --workers accept through asyncio alike (their
+// accepts and splits measured the same, docs/strategies.md).
 func (c Server003) Model() strategy.Strategy {
-	if c.FastAPI {
-		return strategy.Uvicorn{Name: c.Name(), Workers: c.Workers}
+	accept := ""
+	if c.ReusePort {
+		accept = strategy.AcceptReusePort
 	}
-	return strategy.Gunicorn{Name: c.Name(), Workers: c.Workers, Threads: max(c.Threads, 1)}
+	if c.FastAPI {
+		return strategy.Uvicorn{Name: c.Name(), Workers: c.Workers, Accept: accept}
+	}
+	return strategy.Gunicorn{Name: c.Name(), Workers: c.Workers, Threads: max(c.Threads, 1), Accept: accept}
 }
 
 // Options003 choose one source-003 comparison. The zero value is the
@@ -182,8 +217,8 @@ func Experiment003(ctx context.Context, o Options003) (bench.Experiment, error) 
 		return bench.Experiment{}, fmt.Errorf("cpython: Experiment003: Mode must be %q or %q, got %q", ModeIO, ModeCPU, o.Mode)
 	case o.N < 0 || o.Wait < 0 || o.SumN < 0 || o.Repeat < 0:
 		return bench.Experiment{}, errors.New("cpython: Experiment003: N, Wait, SumN and Repeat must not be negative")
-	case o.Accept != "" && o.Accept != strategy.AcceptGreedy && o.Accept != strategy.AcceptBalanced:
-		return bench.Experiment{}, fmt.Errorf("cpython: Experiment003: Accept must be %q or %q, got %q", strategy.AcceptGreedy, strategy.AcceptBalanced, o.Accept)
+	case o.Accept != "" && o.Accept != strategy.AcceptGreedy && o.Accept != strategy.AcceptReusePort && o.Accept != strategy.AcceptBalanced:
+		return bench.Experiment{}, fmt.Errorf("cpython: Experiment003: Accept must be %q, %q or %q, got %q", strategy.AcceptGreedy, strategy.AcceptReusePort, strategy.AcceptBalanced, o.Accept)
 	}
 	servers := o.Servers
 	if servers == nil {

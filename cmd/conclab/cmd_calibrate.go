@@ -18,8 +18,8 @@ func init() {
 const calibrateUsage = `usage: conclab calibrate [--python PATH] [--out FILE | --show]
 
 Measures what the model needs to run this machine's costs, on this machine's
-real CPython and its Debian packages (Pillow, FastAPI, uvicorn, Flask,
-gunicorn): the source steps' CPU (the 8K image pipeline, the share of it
+real CPython in conclab's pinned environment (.venv: Pillow, FastAPI,
+uvicorn, Flask, gunicorn from python/requirements.lock): the source steps' CPU (the 8K image pipeline, the share of it
 that holds the GIL and its cost with 6 and 20 conversions at once in one
 process, the sum of squares, an insert), the server stacks' own
 CPU per request (uvicorn + FastAPI on the loop, a def handler's hand-off,

@@ -5,10 +5,13 @@ prints them as one JSON object (used by bench/cpython.Calibrate):
           (open + load), convert RGB, rotate 180 x4, encode (save), and
           sha256 of the file's bytes (hashlib, a second C extension). Each
           step --repeat times alone (median CPU time: the model burns CPU
-          time, so load from other processes does not skew it), in 2
-          threads at once and in 2 processes at once (median wall time of
-          the later finisher), and its GIL-held share from those:
-          threads / processes - 1 (measure_step; docs/cpython.md).
+          time, so load from other processes does not skew it), and the
+          share of it that holds the GIL, read from CPU time by the GIL
+          probe (gil_probe; docs/calibration.md): with the switch interval
+          made huge, a pure-Python thread can run only while the step has
+          released the GIL, so its CPU over the step's, against the same
+          ratio beside zlib.compress (which releases it throughout), is
+          the step's released share.
   crowd   source 000's whole convert_image with N conversions at once in
           one process (N in --crowd, default 1,6,20: alone, a
           ThreadPoolExecutor's six threads, twenty uploads in AnyIO's
@@ -92,77 +95,97 @@ class ImageSteps:
         return time.thread_time() - c0, time.perf_counter() - t0
 
 
-def _proc_main(steps, step, tag, barrier, q):
-    steps.run(step, tag)  # warm this process's codecs
-    q.put(steps.timed(step, tag, barrier))
+def gil_probe(fn, seconds):
+    """(other, calls): fn repeated by thread A for about seconds (at least
+    twice) while thread B spins in pure Python, giving the GIL back every
+    few microseconds (sleep(0)); the switch interval is made huge, so B
+    runs only while A has released the GIL. other is B's CPU time over
+    A's. The scheduler shares the cores fairly between runnable threads,
+    so on a busy machine both slow down alike and the ratio stays: 0 for a
+    call that holds the GIL throughout, the reference's for one that
+    releases it throughout (gil_share)."""
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1000.0)
+    done = threading.Event()
+    go = threading.Barrier(2)
+    res = {}
 
+    def a():
+        go.wait()
+        c0, stop, k = time.thread_time(), time.perf_counter() + seconds, 0
+        while k < 2 or time.perf_counter() < stop:
+            fn()
+            k += 1
+        res["a"], res["calls"] = time.thread_time() - c0, k
+        done.set()
 
-def two_threads(steps, step):
-    """Two threads of this process run step at once: [(cpu, wall)] each."""
-    barrier = threading.Barrier(2)
-    res = [None, None]
+    def b():
+        go.wait()
+        c0 = time.thread_time()
+        while not done.is_set():
+            for _ in range(200):
+                pass
+            time.sleep(0)
+        res["b"] = time.thread_time() - c0
 
-    def work(i):
-        res[i] = steps.timed(step, "t%d" % i, barrier)
-
-    ths = [threading.Thread(target=work, args=(i,)) for i in range(2)]
-    for th in ths:
-        th.start()
-    for th in ths:
-        th.join()
-    return res
-
-
-def two_processes(steps, step):
-    """Two forked processes run step at once: [(cpu, wall)] each."""
-    import multiprocessing as mp
-    ctx = mp.get_context("fork")
-    barrier, q = ctx.Barrier(2), ctx.Queue()
-    ps = [ctx.Process(target=_proc_main, args=(steps, step, "p%d" % i, barrier, q)) for i in range(2)]
-    for p in ps:
-        p.start()
     try:
-        res = [q.get(timeout=120), q.get(timeout=120)]
+        ths = [threading.Thread(target=a), threading.Thread(target=b)]
+        for th in ths:
+            th.start()
+        for th in ths:
+            th.join()
     finally:
-        for p in ps:
-            p.join(timeout=10)
-            if p.is_alive():
-                p.kill()
-                p.join()
-    return res
+        sys.setswitchinterval(old)
+    return (res["b"] / res["a"] if res["a"] > 0 else 0.0), res["calls"]
 
 
-def measure_step(steps, step, repeat):
-    """Alone, in 2 threads at once, in 2 processes at once, repeat times
-    each (medians). The held share assumes the model's order (held part,
-    then released part): the thread that waits for the other's held part
-    finishes h * p2 after it, so h = threads / processes - 1, where each is
-    the later finisher's wall time (processes: the machine's own ceiling for
-    two at once — cores, memory bandwidth, page faults; threads: what the
-    GIL and the process's shared locks leave of it)."""
+_ZDATA = None
+
+
+def _reference():
+    """zlib.compress of 4 MiB of random bytes: C work that releases the GIL
+    throughout (the probe's reference)."""
+    import zlib
+    global _ZDATA
+    if _ZDATA is None:
+        _ZDATA = os.urandom(4 << 20)
+    zlib.compress(_ZDATA, 6)
+
+
+def gil_share(fn, repeat, seconds):
+    """The share of fn's CPU during which it holds the GIL, median of
+    repeat rounds: 1 - probe(fn) / probe(reference), each round probing fn
+    and then the reference, clamped to 0..1."""
+    held, probes, refs = [], [], []
+    for _ in range(repeat):
+        p, _ = gil_probe(fn, seconds)
+        r, _ = gil_probe(_reference, seconds)
+        probes.append(p)
+        refs.append(r)
+        held.append(min(1.0, max(0.0, 1.0 - p / r)) if r > 0 else 1.0)
+    med = statistics.median
+    return med(held), med(probes), med(refs)
+
+
+def measure_step(steps, step, repeat, probe_seconds=0.5):
+    """Alone (median CPU time of repeat runs) and its GIL-held share (the
+    GIL probe, gil_share)."""
     steps.run(step)  # warm up
     # A step shorter than ~50 ms (sha256 of the upload, a small image) is
-    # timed n runs in a row, so that starting two threads or processes
-    # (milliseconds on a loaded machine) does not decide the ratio.
+    # timed n runs in a row.
     c0 = time.perf_counter()
     steps.run(step)
     once = time.perf_counter() - c0
     n = max(1, min(1000, math.ceil(0.05 / once))) if once > 0 else 1000
     steps_n = _Repeated(steps, step, n) if n > 1 else steps
     alone = [steps_n.timed(step) for _ in range(repeat)]
-    threads = [two_threads(steps_n, step) for _ in range(repeat)]
-    procs = [two_processes(steps_n, step) for _ in range(repeat)]
+    held, probe, ref = gil_share(lambda: steps.run(step, "probe"), repeat, probe_seconds)
     med = statistics.median
-    t2 = med(max(w for _, w in r) for r in threads)
-    p2 = med(max(w for _, w in r) for r in procs)
-    held = min(1.0, max(0.0, t2 / p2 - 1.0)) if p2 > 0 else 1.0
     return {
         "seconds": med(c for c, _ in alone) / n,           # CPU time alone
         "wall_seconds": med(w for _, w in alone) / n,
-        "threads2_seconds": t2 / n,                         # later of 2 threads, wall
-        "procs2_seconds": p2 / n,                           # later of 2 processes, wall
-        "procs2_cpu_seconds": med(c for r in procs for c, _ in r) / n,  # CPU time each, 2 at once
-        "threads2_cpu_seconds": med(c for r in threads for c, _ in r) / n,
+        "gil_probe": probe,                                 # the other thread's CPU over the step's
+        "gil_reference": ref,                               # the same beside zlib (all released)
         "gil_held": held,
         "runs": n,
     }
@@ -318,8 +341,6 @@ def main():
     per = {st: measure_step(steps, st, a.repeat) for st in STEPS}
     pipe = [per[st] for st in STEPS if st != "sha256"]
     out["image"] = {"seconds": sum(x["seconds"] for x in pipe),
-                    "procs2_cpu_seconds": sum(x["procs2_cpu_seconds"] for x in pipe),
-                    "threads2_seconds": sum(x["threads2_seconds"] for x in pipe),
                     "width": steps.size[0], "height": steps.size[1], "bytes": os.path.getsize(a.image),
                     "steps": per,
                     "crowd": measure_crowd(a.image, crowd_ns, a.crowd_rounds, a.out_dir)}
