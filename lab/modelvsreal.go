@@ -13,6 +13,13 @@ import (
 	"github.com/conclab/conclab/charts"
 )
 
+// Agreement tolerances the lab states (issue 7): sleep-based scenarios
+// within ±10 %, CPU scenarios with calibrated costs within ±25 %.
+const (
+	SleepTolerance = 0.10
+	CPUTolerance   = 0.25
+)
+
 // Agreement is the answer of ModelVsReal: the model's figure and the real
 // one side by side for every pair of rows and metric, each with its
 // verdict.
@@ -349,4 +356,13 @@ func (a *Agreement) show() error {
 		}
 	}
 	return nil
+}
+
+// num formats a number as the tables do; NaN (a figure that could not be
+// measured) shows as "NaN".
+func num(x float64) string {
+	if math.IsNaN(x) {
+		return "NaN"
+	}
+	return frame.FormatNumber(x)
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -45,6 +46,11 @@ type Options struct {
 	// Output, if not nil, also receives the server's stdout and stderr
 	// (they always go to the log file in the server's directory).
 	Output io.Writer
+	// Cores, when positive, pins the server (every process it starts) to
+	// the machine's first Cores cores (taskset -c 0-(Cores-1)), to see
+	// what it does on fewer cores than the machine has. At most the
+	// machine's cores; 0 is all of them.
+	Cores int
 	// Trace makes the app record every request's phases (a small
 	// middleware, _conclab.py's trace_fastapi / trace_flask: a line per
 	// interval written to a file in the server's directory), read back
@@ -83,7 +89,6 @@ type Server struct {
 	url     string
 	env     *Env
 	table   string
-	images  map[string]string
 	done    chan struct{}
 	waitErr error
 	stop    func() bool
@@ -139,15 +144,6 @@ func (s *Server) Table() string {
 	return s.table
 }
 
-// ImagePath returns the generated test image: "large" (the 8K JPEG,
-// test_image_2.jpg) or "small" (the PNG, test_image_1.png); "" when the app
-// has no images.
-func (s *Server) ImagePath(which string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.images[which]
-}
-
 // Log returns the last n bytes of the server's log (stdout and stderr).
 func (s *Server) Log(n int) string {
 	dir := s.Dir()
@@ -157,10 +153,6 @@ func (s *Server) Log(n int) string {
 	b, _ := os.ReadFile(filepath.Join(dir, "server.log"))
 	return tail(string(b), n)
 }
-
-// ImageSize is the size of the generated large image. The zero value is the
-// source's 8K (7680 x 4320).
-type ImageSize struct{ Width, Height int }
 
 // Start writes the app to a temporary directory, starts its server and
 // waits until it answers GET /ready. Cancelling ctx later closes the server
@@ -206,7 +198,7 @@ func (s *Server) start(ctx context.Context) error {
 	s.mu.Lock()
 	s.env, s.dir = env, dir
 	s.mu.Unlock()
-	if err := WriteFiles(dir); err != nil {
+	if err := WriteFiles(dir, s.app.Files); err != nil {
 		return err
 	}
 	vars := map[string]string{
@@ -235,15 +227,6 @@ func (s *Server) start(ctx context.Context) error {
 		for k, v := range dbv {
 			vars[k] = v
 		}
-	}
-	if s.app.Images {
-		imgs, err := generateImages(ctx, env.Python, dir, s.app.ImageSize)
-		if err != nil {
-			return err
-		}
-		s.mu.Lock()
-		s.images = imgs
-		s.mu.Unlock()
 	}
 
 	addr := s.addr
@@ -291,7 +274,18 @@ func (s *Server) start(ctx context.Context) error {
 	}
 	defer logf.Close()
 
-	cmd := exec.Command(env.Python, s.args(tcp)...)
+	name, args := env.Python, s.args(tcp)
+	if c := s.opts.Cores; c > 0 {
+		if c > runtime.NumCPU() {
+			return fmt.Errorf("Options.Cores %d: this machine has %d", c, runtime.NumCPU())
+		}
+		ts, err := exec.LookPath("taskset")
+		if err != nil {
+			return fmt.Errorf("Options.Cores needs taskset (util-linux): %w", err)
+		}
+		name, args = ts, append([]string{"-c", fmt.Sprintf("0-%d", c-1), env.Python}, args...)
+	}
+	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	cmd.Env = os.Environ()
 	for k, v := range vars {
@@ -503,30 +497,6 @@ func stopGroup(pgid int, done chan struct{}, grace time.Duration) error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return nil
-}
-
-// generateImages runs gen_images.py into dir/images and returns the paths.
-func generateImages(ctx context.Context, python, dir string, size ImageSize) (map[string]string, error) {
-	w, h := size.Width, size.Height
-	if w == 0 && h == 0 {
-		w, h = 7680, 4320
-	}
-	if w <= 0 || h <= 0 || w > 20000 || h > 20000 {
-		return nil, fmt.Errorf("image size %dx%d out of range (1..20000)", w, h)
-	}
-	out, err := runPython(ctx, python, dir, nil, "gen_images.py", filepath.Join(dir, "images"),
-		"--width", strconv.Itoa(w), "--height", strconv.Itoa(h))
-	if err != nil {
-		return nil, err
-	}
-	var r struct {
-		Large string `json:"large"`
-		Small string `json:"small"`
-	}
-	if err := json.Unmarshal(out, &r); err != nil {
-		return nil, fmt.Errorf("gen_images.py: bad output %q: %w", tail(string(out), 200), err)
-	}
-	return map[string]string{"large": r.Large, "small": r.Small}, nil
 }
 
 // isLoopback reports whether host is localhost or a loopback IP.

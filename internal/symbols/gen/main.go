@@ -31,6 +31,7 @@ var patterns = []string{
 	"github.com/conclab/conclab/bench/...",
 	"github.com/conclab/conclab/charts/...",
 	"github.com/conclab/conclab/lab",
+	"github.com/conclab/conclab/sources/...",
 	"github.com/disintegration/imaging",
 	"github.com/go-echarts/go-echarts/v2/charts",
 	"github.com/go-echarts/go-echarts/v2/opts",
