@@ -84,7 +84,7 @@ func (a *Agreement) Err() error {
 }
 
 // ModelVsReal runs e with bench.Run — e holds model strategies "X" and real
-// ones "real X" (bench/cpython's Real, e.g. from cpython.Experiment001) —
+// ones "real X" (bench/cpython's Real, e.g. from s001.Knobs.Versus) —
 // pairs the summary rows by label, and shows the agreement table, a
 // charts.ModelVsReal chart per metric and the line "N of M agree within ±X
 // %". A row agrees only when its values agree within tol (relative to the

@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"testing"
 	"sync/atomic"
+	"testing"
 	"testing/fstest"
 	"time"
 

@@ -12,8 +12,9 @@ import (
 // Iterations, every VU's uploads answered); on the model one GIL holder at
 // a time in each process, every asyncio conversion inside a blocked loop,
 // its loop blocked for at least most of a conversion at a time; and where
-// the arithmetic (Estimate) puts asyncio clearly behind the others (by a
-// fifth), asyncio the slowest.
+// the arithmetic (Estimate) puts asyncio far behind the others (three
+// times their avg: a margin a busy machine taking a core away does not
+// close), asyncio the slowest.
 func (k Knobs) Checks(res *bench.Result, c *Costs) []shape.Check {
 	var out []shape.Check
 	has := map[string]bool{}
@@ -46,7 +47,7 @@ func (k Knobs) Checks(res *bench.Result, c *Costs) []shape.Check {
 	a, err := est.Get("strategy", AsyncIO, "avg_ms")
 	clear := err == nil && has[AsyncIO] && len(models) > 1
 	for _, name := range models {
-		if v, err := est.Get("strategy", name, "avg_ms"); name != AsyncIO && (err != nil || a < 1.2*v) {
+		if v, err := est.Get("strategy", name, "avg_ms"); name != AsyncIO && (err != nil || a < 3*v) {
 			clear = false
 		}
 	}

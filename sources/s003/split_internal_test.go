@@ -18,7 +18,7 @@ func TestBurstsPerWorker(t *testing.T) {
 	}
 	evs := []trace.Event{
 		{Request: 0, Worker: 1, Phase: trace.Accept, Start: 1, End: 2}, // the acceptor's: no request
-		ev(7, 1, 5), // before the bursts: a probe
+		ev(7, 1, 5),                                            // before the bursts: a probe
 		ev(1, 1, 12), ev(1, 1, 11), ev(2, 1, 15), ev(3, 2, 14), // burst 1
 		ev(4, 2, 25), ev(5, 2, 26), ev(6, 2, 27), // burst 2
 	}

@@ -13,8 +13,8 @@ import (
 // Checks are the shape of a Run or Versus summary with these knobs, and of
 // the model apps' traces (nil: not checked): on every row, model and real,
 // all N rows landed; the clients that post one at a time leave them in
-// order and take about N inserts (0.95 N to 1.6 N: each post's own costs
-// come on top); aiohttp's client is faster than the sync client on the
+// order and take at least N inserts (each post's own costs come on top,
+// more on a busy machine); aiohttp's client is faster than the sync client on the
 // same app and side; in the apps' traces one handler at a time for the
 // one-at-a-time clients and at least two at once for aiohttp's.
 func (k Knobs) Checks(summary, traces *frame.Frame) []shape.Check {
@@ -28,7 +28,7 @@ func (k Knobs) Checks(summary, traces *frame.Frame) []shape.Check {
 		waits := r.Float("elapsed_s") / k.Delay.Seconds()
 		out = append(out, shape.Equal(name+": rows (no errors)", r.Float("rows")-r.Float("errors"), k.N))
 		if !strings.Contains(name, ClientLabel(AiohttpClient)) {
-			out = append(out, shape.Between(name+": waits (≈ N)", waits, 0.95*float64(k.N), 1.6*float64(k.N)),
+			out = append(out, shape.AtLeast(name+": waits (≥ N)", waits, 0.95*float64(k.N)),
 				shape.Equal(name+": rows in order", r.Float("in_order"), 1))
 			continue
 		}

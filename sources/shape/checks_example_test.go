@@ -8,7 +8,9 @@ import (
 	"github.com/conclab/conclab/sources/shape"
 )
 
-func show(c shape.Check) { fmt.Printf("%s: got %s, want %s, holds %v\n", c.What, c.Got, c.Want, c.Holds) }
+func show(c shape.Check) {
+	fmt.Printf("%s: got %s, want %s, holds %v\n", c.What, c.Got, c.Want, c.Holds)
+}
 
 // Equal compares numbers of any kind by value, other values deeply.
 func ExampleEqual() {
