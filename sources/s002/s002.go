@@ -88,22 +88,26 @@ func (c Client) Validate() error {
 }
 
 // Model is the client as a modelled Python process, a literal of its
-// Python:
+// Python: a process whose checks arrive all at once (bench.Run's burst)
+// and run as its code runs them —
 //
-//	for url in urls: requests.get(url)          one thread, the checks in turn
-//	ThreadPoolExecutor(max_workers=W).submit    W threads, each check blocking one
-//	asyncio.gather(*(session.get(url) ...))     one event loop awaiting every check
+//	for url in urls: requests.get(url)          Uvicorn{Limiter: 1}: one thread, the checks in turn
+//	ThreadPoolExecutor(max_workers=W).submit    Uvicorn{Limiter: W}: W threads, each check blocking one
+//	asyncio.gather(*(session.get(url) ...))     Uvicorn{Async: true, IOCall: Await}: one loop awaiting every check
 //
-// Each check is a request it is sent; its body is a wait (Knobs.Workload).
+// The threads are a def handler's (a limiter of W tokens hands each
+// arriving check to the next free thread, in order, as submit queues them
+// to the executor); each check is a request it is sent, its body a wait
+// (Knobs.Workload).
 func (c Client) Model(cpus int) strategy.Strategy {
 	py := strategy.Python{CPUs: cpus}
 	switch c.Mode {
 	case Threads:
-		return strategy.Gunicorn{Name: c.Label(), Workers: 1, Threads: c.Workers, IOCall: pymodel.Block, Python: py}
+		return strategy.Uvicorn{Name: c.Label(), Limiter: c.Workers, IOCall: pymodel.Block, Python: py}
 	case AsyncIO:
 		return strategy.Uvicorn{Name: c.Label(), Async: true, IOCall: pymodel.Await, Python: py}
 	}
-	return strategy.Gunicorn{Name: c.Label(), Workers: 1, Threads: 1, IOCall: pymodel.Block, Python: py}
+	return strategy.Uvicorn{Name: c.Label(), Limiter: 1, IOCall: pymodel.Block, Python: py}
 }
 
 // Knobs are the experiment's settings. Default is the source's.

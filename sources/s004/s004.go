@@ -81,17 +81,18 @@ func Label(client, app string) string { return ClientLabel(client) + " / " + app
 // ClientModel is a client as a modelled Python process, a literal of its
 // Python:
 //
-//	for user in users: requests.post(...)          one thread, one post at a time
-//	async def send(u): requests.post(...); gather  one loop, each post blocking it
-//	async def send(u): await session.post(...)     one loop awaiting every post
+//	for user in users: requests.post(...)          Uvicorn{Limiter: 1}: one thread, one post at a time
+//	async def send(u): requests.post(...); gather  Uvicorn{Async, IOCall: Block}: one loop, each post blocking it
+//	async def send(u): await session.post(...)     Uvicorn{Async, IOCall: Await}: one loop awaiting every post
 //
-// labelled "CLIENT / APP".
+// labelled "CLIENT / APP"; its posts arrive all at once (bench.Run's
+// burst) and run as the client's code runs them.
 func ClientModel(client, app string, cpus int) (strategy.Strategy, error) {
 	py := strategy.Python{CPUs: cpus}
 	l := Label(client, app)
 	switch client {
 	case SyncClient:
-		return strategy.Gunicorn{Name: l, Workers: 1, Threads: 1, IOCall: pymodel.Block, Python: py}, nil
+		return strategy.Uvicorn{Name: l, Limiter: 1, IOCall: pymodel.Block, Python: py}, nil
 	case FakeAsyncClient:
 		return strategy.Uvicorn{Name: l, Async: true, IOCall: pymodel.Block, Python: py}, nil
 	case AiohttpClient:
