@@ -137,7 +137,7 @@ func ModelVsReal(ctx context.Context, e bench.Experiment, tol float64, metrics .
 
 // ModelVsRealOf is ModelVsReal for comparisons that are not one
 // bench.Run — sources 002 and 004, where the clients are what is compared
-// and their own code makes the load (cpython.Versus002, cpython.Versus004):
+// and their own code makes the load (s002.Knobs.Versus, s004.Knobs.Versus):
 // run returns a summary frame with model rows "X" and real rows "real X".
 // It shows and returns the same as ModelVsReal, skipping the same way when
 // run fails with cpython.ErrUnavailable.

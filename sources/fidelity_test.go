@@ -163,10 +163,10 @@ func TestFidelity000Upload(t *testing.T) {
 // 003 CPU, 1 and 2 workers, Flask and FastAPI: elapsed within ±25 %. A
 // one-worker row is the median of 3 runs, as in the notebook. A two-worker
 // row's elapsed is a draw: how a burst splits over the workers, real or
-// modelled, comes out anywhere from 5/5 to 10/0 (MeasureSplit), and its
+// modelled, comes out anywhere from 5/5 to 10/0 (s003.Split), and its
 // elapsed with it, from half the one-worker row's to all of it. Real
 // FastAPI 2w's draws are bimodal: on one machine fresh servers gave one
-// worker 9 or all 10 of the burst 3 times in 8 (MeasureSplit) and 6 times
+// worker 9 or all 10 of the burst 3 times in 8 (s003.Split) and 6 times
 // in 9 (this test), and 6/4 or 7/3 otherwise, so the median of nine runs
 // lands on either mode (1.47 s, its one-worker row's time, in one run;
 // 1.0 s in others). The two-worker rows compare
@@ -182,12 +182,12 @@ func TestFidelity003CPU(t *testing.T) {
 	}
 	t.Logf("the sum of squares of %d: %v alone, %v a call ten at once", n, sum.Alone, sum.Burst)
 	for _, rows := range []struct {
-		servers []s003.Server
+		servers []s003.Stack
 		repeat  int
 		mean    bool // compare the mean elapsed over the runs, not the median
 	}{
-		{[]s003.Server{{Workers: 1, Threads: 10}, {FastAPI: true, Workers: 1}}, 3, false},
-		{[]s003.Server{{Workers: 2, Threads: 5}, {FastAPI: true, Workers: 2}}, 9, true},
+		{[]s003.Stack{{Workers: 1, Threads: 10}, {FastAPI: true, Workers: 1}}, 3, false},
+		{[]s003.Stack{{Workers: 2, Threads: 5}, {FastAPI: true, Workers: 2}}, 9, true},
 	} {
 		k := s003.Default
 		k.SumN, k.CPU = n, rows.servers

@@ -24,7 +24,7 @@ func init() {
 		"Split":         reflect.ValueOf(s003.Split),
 		"SplitChecks":   reflect.ValueOf(s003.SplitChecks),
 		"SplitColumns":  reflect.ValueOf(&s003.SplitColumns).Elem(),
-		"SplitServers":  reflect.ValueOf(&s003.SplitServers).Elem(),
+		"SplitStacks":   reflect.ValueOf(&s003.SplitStacks).Elem(),
 		"SplitSummary":  reflect.ValueOf(s003.SplitSummary),
 		"SumCalibrated": reflect.ValueOf(constant.MakeFromLiteral("1000000", token.INT, 0)),
 		"SumCost":       reflect.ValueOf(s003.SumCost),
@@ -35,8 +35,8 @@ func init() {
 
 		// type definitions
 		"Knobs":  reflect.ValueOf((*s003.Knobs)(nil)),
-		"Server": reflect.ValueOf((*s003.Server)(nil)),
 		"Splits": reflect.ValueOf((*s003.Splits)(nil)),
+		"Stack":  reflect.ValueOf((*s003.Stack)(nil)),
 		"Sum":    reflect.ValueOf((*s003.Sum)(nil)),
 	}
 }

@@ -78,7 +78,7 @@ func (k Knobs) CPUChecks(res *bench.Result, burn float64) []shape.Check {
 
 // SplitChecks are the shape of a Split frame of bursts of n: every burst
 // of every strategy sums to n over exactly its server's workers.
-func SplitChecks(split *frame.Frame, n int, servers ...Server) []shape.Check {
+func SplitChecks(split *frame.Frame, n int, stacks ...Stack) []shape.Check {
 	type key struct {
 		s string
 		b float64
@@ -94,7 +94,7 @@ func SplitChecks(split *frame.Frame, n int, servers ...Server) []shape.Check {
 		rows[k]++
 	}
 	var out []shape.Check
-	for _, c := range servers {
+	for _, c := range stacks {
 		for _, label := range []string{c.Name(), cpython.RealPrefix + c.Name()} {
 			good, total := 0, 0
 			for _, k := range order {

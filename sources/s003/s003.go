@@ -6,7 +6,7 @@
 //
 // It has the shape of every source package (see sources/s001): Files and
 // Code (py/app003_flask.py, py/app003_fastapi.py), Knobs with the
-// source's Default, the models as literals (Server.Model), IOExperiment /
+// source's Default, the models as literals (Stack.Model), IOExperiment /
 // CPUExperiment on the model and IOVersus / CPUVersus beside the real
 // apps, Estimate, Checks and Table. Beside them it measures how gunicorn
 // shares a burst over its workers (SplitExperiment, Split), and registers
@@ -41,17 +41,17 @@ func Files() fs.FS {
 // Code returns one of Files' texts ("app003_fastapi.py").
 func Code(name string) (string, error) { return cpython.Code(Files(), name) }
 
-// How FastAPI is served (Server.Serve).
+// How FastAPI is served (Stack.Serve).
 const (
 	UvicornWorker = ""        // gunicorn -k uvicorn.workers.UvicornWorker (the source's)
 	GunicornASGI  = "asgi"    // gunicorn -k asgi (gunicorn's own, since 25)
 	Uvicorn       = "uvicorn" // uvicorn --workers W (spawned processes)
 )
 
-// Server is one of source 003's servers: Flask under gunicorn with Workers
+// Stack is one of source 003's serving stacks: Flask under gunicorn with Workers
 // x Threads gthread workers, or FastAPI (a def handler) with Workers
 // processes served as Serve says (Threads does not apply).
-type Server struct {
+type Stack struct {
 	FastAPI          bool
 	Workers, Threads int
 	// Serve is how FastAPI is served: UvicornWorker (the source's),
@@ -65,7 +65,7 @@ type Server struct {
 // Name is the row's name, as the strategy presets name the source's
 // servers: "flask 2w x 5t", "fastapi 1w"; other ways of serving say so
 // ("fastapi asgi 2w", "fastapi uvicorn 2w", "... reuse-port").
-func (c Server) Name() string {
+func (c Stack) Name() string {
 	var n string
 	switch {
 	case !c.FastAPI:
@@ -84,7 +84,7 @@ func (c Server) Name() string {
 }
 
 // Validate reports a server that cannot run, naming what is wrong.
-func (c Server) Validate() error {
+func (c Stack) Validate() error {
 	switch {
 	case c.Workers < 1 || c.Workers > 64:
 		return fmt.Errorf("s003: server %s: Workers must be in 1..64, got %d", c.Name(), c.Workers)
@@ -105,7 +105,7 @@ func (c Server) Validate() error {
 // model: a uvicorn worker, gunicorn's asgi worker and uvicorn's own
 // --workers accept through asyncio alike (their splits measured alike,
 // docs/strategies.md).
-func (c Server) Model(accept string) strategy.Strategy {
+func (c Stack) Model(accept string) strategy.Strategy {
 	if accept == "" && c.ReusePort {
 		accept = strategy.AcceptReusePort
 	}
@@ -117,7 +117,7 @@ func (c Server) Model(accept string) strategy.Strategy {
 
 // App is the server's real app: /io?s= sleeps, /cpu?n= sums squares (and
 // the source's /test-flask, /test-fast routes).
-func (c Server) App() cpython.App {
+func (c Stack) App() cpython.App {
 	a := cpython.App{Name: c.Name(), Files: Files(), Workers: c.Workers, ReusePort: c.ReusePort}
 	if !c.FastAPI {
 		a.Module, a.Server, a.Threads = "app003_flask:app", cpython.Gunicorn, c.Threads
@@ -153,7 +153,7 @@ type Knobs struct {
 	Burn time.Duration
 	// IO and CPU are the servers of each run (the source's: Flask 1w x
 	// 5t, 1w x 10t, FastAPI 1w; Flask 1w x 10t, 2w x 5t, FastAPI 1w, 2w).
-	IO, CPU []Server
+	IO, CPU []Stack
 	// Accept is the model's prefork accept policy ("": greedy, as real
 	// gunicorn; strategy.AcceptReusePort, strategy.AcceptBalanced).
 	Accept string
@@ -165,8 +165,8 @@ type Knobs struct {
 // 10,000,000, its seven servers.
 var Default = Knobs{
 	N: 10, Wait: 10 * time.Second, SumN: 10_000_000,
-	IO:  []Server{{Workers: 1, Threads: 5}, {Workers: 1, Threads: 10}, {FastAPI: true, Workers: 1}},
-	CPU: []Server{{Workers: 1, Threads: 10}, {Workers: 2, Threads: 5}, {FastAPI: true, Workers: 1}, {FastAPI: true, Workers: 2}},
+	IO:  []Stack{{Workers: 1, Threads: 5}, {Workers: 1, Threads: 10}, {FastAPI: true, Workers: 1}},
+	CPU: []Stack{{Workers: 1, Threads: 10}, {Workers: 2, Threads: 5}, {FastAPI: true, Workers: 1}, {FastAPI: true, Workers: 2}},
 }
 
 // SourceSumCost is the sum of squares of n on the source's laptop: 250 ns
@@ -185,7 +185,7 @@ func (k Knobs) Validate() error {
 	case k.Burn < 0:
 		return fmt.Errorf("s003: Burn must not be negative, got %v", k.Burn)
 	}
-	for _, c := range append(append([]Server(nil), k.IO...), k.CPU...) {
+	for _, c := range append(append([]Stack(nil), k.IO...), k.CPU...) {
 		if err := c.Validate(); err != nil {
 			return err
 		}
@@ -201,7 +201,7 @@ func (k Knobs) burn() time.Duration {
 	return SourceSumCost(k.SumN)
 }
 
-func (k Knobs) model(c Server) strategy.Strategy {
+func (k Knobs) model(c Stack) strategy.Strategy {
 	m := c.Model(k.Accept)
 	if !k.FreeThreaded {
 		return m
@@ -251,7 +251,7 @@ func (k Knobs) CPUExperiment() bench.Experiment {
 
 // Real is a server's real app as a strategy labelled "real " + Name(),
 // sent path.
-func Real(c Server, path string, o cpython.Options) cpython.Real {
+func Real(c Stack, path string, o cpython.Options) cpython.Real {
 	return cpython.Real{Name: cpython.RealPrefix + c.Name(), App: c.App(), Endpoint: path, Options: o}
 }
 
@@ -306,7 +306,7 @@ func Table() *frame.Frame {
 
 // width is how many of N sleeps a server runs at once: a gthread worker's
 // threads; a uvicorn worker's 40 tokens.
-func (k Knobs) width(c Server) int {
+func (k Knobs) width(c Stack) int {
 	if c.FastAPI {
 		return min(k.N, c.Workers*pymodel.DefaultLimiter)
 	}

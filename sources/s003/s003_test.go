@@ -42,7 +42,7 @@ func needPython(t *testing.T, mods ...string) {
 // The source's rows are the registry's presets, literal for literal.
 func TestModelsArePresets(t *testing.T) {
 	t.Parallel()
-	for _, c := range append(append([]s003.Server(nil), s003.Default.IO...), s003.Default.CPU...) {
+	for _, c := range append(append([]s003.Stack(nil), s003.Default.IO...), s003.Default.CPU...) {
 		m := c.Model("")
 		p, err := strategy.Preset(m.Label())
 		if err != nil {
@@ -67,7 +67,7 @@ func TestEstimate(t *testing.T) {
 		t.Errorf("CPU elapsed_s %v; want [25 12.5 25 12.5]", got)
 	}
 	k := s003.Default
-	k.N, k.IO = 12, []s003.Server{{Workers: 2, Threads: 4}}
+	k.N, k.IO = 12, []s003.Stack{{Workers: 2, Threads: 4}}
 	if got := k.Estimate(8).Where("workload", "io").Floats("waves"); !reflect.DeepEqual(got, []float64{2}) {
 		t.Errorf("12 over 2w x 4t: waves %v; want [2]", got)
 	}
@@ -79,7 +79,7 @@ func TestShapeModel(t *testing.T) {
 	for _, k := range []s003.Knobs{
 		{N: 10, Wait: 100 * time.Millisecond, SumN: 1, Burn: 30 * time.Millisecond, IO: s003.Default.IO, CPU: s003.Default.CPU},
 		{N: 6, Wait: 80 * time.Millisecond, SumN: 1, Burn: 20 * time.Millisecond,
-			IO: []s003.Server{{Workers: 1, Threads: 2}, {FastAPI: true, Workers: 1}}, CPU: []s003.Server{{Workers: 3, Threads: 2}}},
+			IO: []s003.Stack{{Workers: 1, Threads: 2}, {FastAPI: true, Workers: 1}}, CPU: []s003.Stack{{Workers: 3, Threads: 2}}},
 	} {
 		io, err := bench.Run(context.Background(), k.IOExperiment())
 		if err != nil {
@@ -99,7 +99,7 @@ func TestShapeModel(t *testing.T) {
 // Free-threaded, no process takes a GIL and the burns overlap.
 func TestShapeFreeThreaded(t *testing.T) {
 	t.Parallel()
-	k := s003.Knobs{N: 4, Wait: time.Millisecond, SumN: 1, Burn: 20 * time.Millisecond, CPU: []s003.Server{{Workers: 1, Threads: 4}}, FreeThreaded: true}
+	k := s003.Knobs{N: 4, Wait: time.Millisecond, SumN: 1, Burn: 20 * time.Millisecond, CPU: []s003.Stack{{Workers: 1, Threads: 4}}, FreeThreaded: true}
 	res, err := bench.Run(context.Background(), k.CPUExperiment())
 	if err != nil {
 		t.Fatal(err)
@@ -112,8 +112,8 @@ func TestShapeFreeThreaded(t *testing.T) {
 // Model and real apps, I/O and CPU, in one bench.Run each: the same shape.
 func TestShapeVersus(t *testing.T) {
 	needPython(t, "flask", "gunicorn", "fastapi", "uvicorn")
-	k := s003.Knobs{N: 4, Wait: 200 * time.Millisecond, SumN: 100_000, IO: []s003.Server{{Workers: 1, Threads: 2}, {FastAPI: true, Workers: 1}},
-		CPU: []s003.Server{{Workers: 1, Threads: 2}, {FastAPI: true, Workers: 2}}}
+	k := s003.Knobs{N: 4, Wait: 200 * time.Millisecond, SumN: 100_000, IO: []s003.Stack{{Workers: 1, Threads: 2}, {FastAPI: true, Workers: 1}},
+		CPU: []s003.Stack{{Workers: 1, Threads: 2}, {FastAPI: true, Workers: 2}}}
 	o := cpython.Options{StopGrace: time.Second}
 	io, err := bench.Run(context.Background(), k.IOVersus(o))
 	if err != nil {
@@ -147,8 +147,8 @@ func TestShapeVersus(t *testing.T) {
 func TestSplit(t *testing.T) {
 	needPython(t, "flask", "gunicorn", "fastapi", "uvicorn")
 	k := s003.Knobs{N: 6, SumN: 100_000, Wait: time.Second}
-	servers := []s003.Server{{Workers: 2, Threads: 2}, {FastAPI: true, Workers: 2}, {Workers: 2, Threads: 2, ReusePort: true}}
-	e, err := k.SplitExperiment(s003.Splits{Servers: servers, Bursts: 2, Cost: 5 * time.Millisecond, Python: cpython.Options{StopGrace: time.Second}})
+	servers := []s003.Stack{{Workers: 2, Threads: 2}, {FastAPI: true, Workers: 2}, {Workers: 2, Threads: 2, ReusePort: true}}
+	e, err := k.SplitExperiment(s003.Splits{Stacks: servers, Bursts: 2, Cost: 5 * time.Millisecond, Python: cpython.Options{StopGrace: time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,8 +182,8 @@ func TestSplit(t *testing.T) {
 func TestSplitBalanced(t *testing.T) {
 	t.Parallel()
 	k := s003.Knobs{N: 9, SumN: 1, Wait: time.Second, Accept: strategy.AcceptBalanced}
-	servers := []s003.Server{{Workers: 3, Threads: 5}, {FastAPI: true, Workers: 3}}
-	e, err := k.SplitExperiment(s003.Splits{Servers: servers, Bursts: 2, Model: true, Cost: 5 * time.Millisecond})
+	servers := []s003.Stack{{Workers: 3, Threads: 5}, {FastAPI: true, Workers: 3}}
+	e, err := k.SplitExperiment(s003.Splits{Stacks: servers, Bursts: 2, Model: true, Cost: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,8 +215,8 @@ func TestBadInput(t *testing.T) {
 	}{
 		{s003.Knobs{N: 0, Wait: time.Second, SumN: 1}, "N must be"},
 		{s003.Knobs{N: 1, Wait: 0, SumN: 1}, "Wait must be"},
-		{s003.Knobs{N: 1, Wait: time.Second, SumN: 1, IO: []s003.Server{{Workers: 0, Threads: 1}}}, "Workers must be"},
-		{s003.Knobs{N: 1, Wait: time.Second, SumN: 1, CPU: []s003.Server{{FastAPI: true, Workers: 2, Serve: "hypercorn"}}}, "Serve must be"},
+		{s003.Knobs{N: 1, Wait: time.Second, SumN: 1, IO: []s003.Stack{{Workers: 0, Threads: 1}}}, "Workers must be"},
+		{s003.Knobs{N: 1, Wait: time.Second, SumN: 1, CPU: []s003.Stack{{FastAPI: true, Workers: 2, Serve: "hypercorn"}}}, "Serve must be"},
 	} {
 		if err := c.k.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v; want %q", c.k, err, c.want)

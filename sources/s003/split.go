@@ -29,16 +29,16 @@ import (
 // burst's requests the worker served.
 var SplitColumns = []string{"strategy", "burst", "worker", "requests"}
 
-// SplitServers are the servers the split is measured on by default: Flask
+// SplitStacks are the stacks the split is measured on by default: Flask
 // 2w x 5t and FastAPI 2w, as the source ran them.
-var SplitServers = []Server{{Workers: 2, Threads: 5}, {FastAPI: true, Workers: 2}}
+var SplitStacks = []Stack{{Workers: 2, Threads: 5}, {FastAPI: true, Workers: 2}}
 
 // Splits choose a split measurement. Bursts bursts of the Knobs' N, each
 // request summing squares of the Knobs' SumN (real) or burning the model's
 // cost of it, Pause apart.
 type Splits struct {
-	// Servers are measured in order (nil: SplitServers).
-	Servers []Server
+	// Stacks are measured in order (nil: SplitStacks).
+	Stacks []Stack
 	// Bursts are sent to each server, one after another (0: 5).
 	Bursts int
 	// Pause is waited after each burst's last answer, so that every
@@ -54,8 +54,8 @@ type Splits struct {
 }
 
 func (s Splits) withDefaults() Splits {
-	if s.Servers == nil {
-		s.Servers = SplitServers
+	if s.Stacks == nil {
+		s.Stacks = SplitStacks
 	}
 	if s.Bursts == 0 {
 		s.Bursts = 5
@@ -92,7 +92,7 @@ func (k Knobs) SplitExperiment(s Splits) (bench.Experiment, error) {
 	}
 	o := s.Python
 	o.Trace = true
-	for _, c := range s.Servers {
+	for _, c := range s.Stacks {
 		if err := c.Validate(); err != nil {
 			return bench.Experiment{}, err
 		}
@@ -107,19 +107,19 @@ func (k Knobs) SplitExperiment(s Splits) (bench.Experiment, error) {
 }
 
 // Split reads how each burst of a SplitExperiment's result was shared:
-// for each strategy of res whose server is among servers (by label, real
+// for each strategy of res whose server is among stacks (by label, real
 // or model), the requests each worker served in each burst (SplitColumns).
 // A request belongs to the burst it arrived in: the trace's last Bursts x
 // N requests in the order they started (earlier ones are readiness
 // probes), in groups of N. Every burst's counts sum to N and every worker
 // has a row, zero included; a trace that does not hold them is an error.
-func Split(res *bench.Result, n int, servers ...Server) (*frame.Frame, error) {
+func Split(res *bench.Result, n int, stacks ...Stack) (*frame.Frame, error) {
 	out := frame.Of(fmt.Sprintf("requests per worker per burst of %d", n), SplitColumns...)
 	for _, label := range res.Summary.Texts("strategy") {
-		var c *Server
-		for i := range servers {
-			if label == servers[i].Name() || label == cpython.RealPrefix+servers[i].Name() || strings.HasPrefix(label, servers[i].Name()+" ") {
-				c = &servers[i]
+		var c *Stack
+		for i := range stacks {
+			if label == stacks[i].Name() || label == cpython.RealPrefix+stacks[i].Name() || strings.HasPrefix(label, stacks[i].Name()+" ") {
+				c = &stacks[i]
 			}
 		}
 		if c == nil {
