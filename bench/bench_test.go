@@ -166,7 +166,7 @@ func ExamplePresets() {
 	fmt.Println(err != nil)
 	// Output:
 	// sync: uvicorn 1w, def
-	// /async-block: uvicorn 1w, async def, 8 CPUs
+	// /async-block: uvicorn 1w, limiter 40, async def, io block, 8 CPUs
 	// gunicorn 2w x 5t: gunicorn 2w x 5t, def
 	// goroutines: goroutines
 	// true

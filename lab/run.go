@@ -12,7 +12,7 @@ import (
 // Run runs e with bench.Run, leaving out the real strategies this machine
 // cannot run: when a strategy with an Available(ctx) error method (bench/
 // cpython's Real) reports a missing interpreter or package, one line
-// "skipped: ..." names them and the Debian packages to install, and the
+// "skipped: ..." names them and how to make conclab's environment, and the
 // other strategies run alone. For experiments read by their shape rather
 // than by ModelVsReal's figures (source 000's print order, a real
 // waterfall beside the model's). An experiment left with no strategy is

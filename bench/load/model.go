@@ -25,6 +25,7 @@ var (
 	_ Model = Open{}
 	_ Model = RampingRate{}
 	_ Model = Idle{}
+	_ Model = Bursts{}
 )
 
 // outline is what a model plans to do, known before it runs.

@@ -32,6 +32,7 @@ func init() {
 
 		// type definitions
 		"Burst":         reflect.ValueOf((*load.Burst)(nil)),
+		"Bursts":        reflect.ValueOf((*load.Bursts)(nil)),
 		"Closed":        reflect.ValueOf((*load.Closed)(nil)),
 		"ConstantPacer": reflect.ValueOf((*load.ConstantPacer)(nil)),
 		"File":          reflect.ValueOf((*load.File)(nil)),

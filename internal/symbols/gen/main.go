@@ -33,6 +33,7 @@ var patterns = []string{
 	"github.com/conclab/conclab/charts/...",
 	"github.com/conclab/conclab/lab",
 	"github.com/conclab/conclab/notebook/params",
+	"github.com/conclab/conclab/sources/...",
 	"github.com/conclab/conclab/widgets",
 	"github.com/disintegration/imaging",
 	"github.com/go-echarts/go-echarts/v2/charts",
