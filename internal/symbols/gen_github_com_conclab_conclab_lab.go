@@ -10,22 +10,26 @@ import (
 func init() {
 	Symbols["github.com/conclab/conclab/lab/lab"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Agree":         reflect.ValueOf(lab.Agree),
-		"AtLeast":       reflect.ValueOf(lab.AtLeast),
-		"AtMost":        reflect.ValueOf(lab.AtMost),
-		"Between":       reflect.ValueOf(lab.Between),
-		"Equal":         reflect.ValueOf(lab.Equal),
-		"Frame":         reflect.ValueOf(lab.Frame),
-		"Less":          reflect.ValueOf(lab.Less),
-		"ModelVsReal":   reflect.ValueOf(lab.ModelVsReal),
-		"ModelVsRealOf": reflect.ValueOf(lab.ModelVsRealOf),
-		"Run":           reflect.ValueOf(lab.Run),
-		"Shape":         reflect.ValueOf(lab.Shape),
-		"Slowest":       reflect.ValueOf(lab.Slowest),
-		"True":          reflect.ValueOf(lab.True),
+		"Agree":             reflect.ValueOf(lab.Agree),
+		"AtLeast":           reflect.ValueOf(lab.AtLeast),
+		"AtMost":            reflect.ValueOf(lab.AtMost),
+		"Between":           reflect.ValueOf(lab.Between),
+		"DefaultTryColumns": reflect.ValueOf(&lab.DefaultTryColumns).Elem(),
+		"Equal":             reflect.ValueOf(lab.Equal),
+		"Frame":             reflect.ValueOf(lab.Frame),
+		"Lanes":             reflect.ValueOf(lab.Lanes),
+		"Less":              reflect.ValueOf(lab.Less),
+		"ModelVsReal":       reflect.ValueOf(lab.ModelVsReal),
+		"ModelVsRealOf":     reflect.ValueOf(lab.ModelVsRealOf),
+		"Run":               reflect.ValueOf(lab.Run),
+		"Shape":             reflect.ValueOf(lab.Shape),
+		"Slowest":           reflect.ValueOf(lab.Slowest),
+		"True":              reflect.ValueOf(lab.True),
+		"TryIt":             reflect.ValueOf(lab.TryIt),
 
 		// type definitions
 		"Agreement": reflect.ValueOf((*lab.Agreement)(nil)),
 		"Check":     reflect.ValueOf((*lab.Check)(nil)),
+		"Try":       reflect.ValueOf((*lab.Try)(nil)),
 	}
 }
