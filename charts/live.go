@@ -54,7 +54,7 @@ func (l *Live) bundle(v any) display.Data {
 			l.withLib = x.claim()
 		}
 		d = display.HTML(x.fragment(l.withLib))
-		d.Data[display.MIMETypeText] = fmt.Sprintf("%d charts", len(x.charts))
+		d.Data[display.MIMETypeText] = x.text()
 		withMIME(d.Data, x.mimeEntries()...)
 	default:
 		d, _ = display.Render(v)

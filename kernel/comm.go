@@ -105,6 +105,7 @@ func (k *Kernel) commInfo(s zmq4.Socket, m *wire.Msg) {
 		k.replyError(s, m, "BadRequest", err)
 		return
 	}
+	comm.NoteFrontEnd() // a front end that speaks comms (ipywidgets asks when it cannot use jupyter.widget.control)
 	out := map[string]any{}
 	for id, target := range comm.Info(c.TargetName) {
 		out[id] = map[string]any{"target_name": target}

@@ -40,6 +40,7 @@ func newBox(kind string, children []Widget) *Box {
 		}
 		return strings.Join(parts, sep)
 	}
+	b.static = func() string { return boxHTML(kind, b.Children()) }
 	b.open()
 	return b
 }

@@ -61,3 +61,36 @@ func States() map[string]any {
 	}
 	return out
 }
+
+// StateMIME is the key of the widgets' state in a notebook's metadata
+// ("widgets"), as JupyterLab's "save widget state" and nbclient write it.
+const StateMIME = "application/vnd.jupyter.widget-state+json"
+
+// NotebookState returns the notebook metadata entry "widgets" for every
+// open widget — {StateMIME: {"state": {id: {model_name, model_module,
+// model_module_version, state}}, "version_major": 2, "version_minor": 0}},
+// the shape nbclient (papermill, nbconvert --execute) writes — or nil when
+// none is open. `conclab run` saves it in the executed notebook, so its
+// widget views are drawn from it: by JupyterLab opening the notebook, by
+// nbconvert's HTML export.
+func NotebookState() map[string]any {
+	st := States()
+	if len(st) == 0 {
+		return nil
+	}
+	return map[string]any{StateMIME: map[string]any{"state": st, "version_major": 2, "version_minor": 0}}
+}
+
+// CloseAll closes every open widget: for a runner that executes another
+// notebook in the same process (its widgets and state start afresh).
+func CloseAll() {
+	regMu.Lock()
+	ms := make([]*model, 0, len(registry))
+	for _, m := range registry {
+		ms = append(ms, m)
+	}
+	regMu.Unlock()
+	for _, m := range ms {
+		_ = m.Close()
+	}
+}

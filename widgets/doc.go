@@ -39,10 +39,14 @@
 // time, and should return quickly; long work belongs in Interact or a
 // goroutine. A panic in a handler is recovered and reported.
 //
-// Without a front end — `conclab run`, papermill through nbclient, a test —
-// widgets are plain values: they render as text, setters and handlers
-// work, and Interact runs its function once, in the cell, with the
-// controls' values.
+// Without a front end that draws widgets — `conclab run`, nbclient and so
+// papermill and nbconvert --execute, a test — widgets are plain values:
+// setters and handlers work, Interact runs its function once, in the cell,
+// with the controls' values, and what that run shows goes to the cell as
+// ordinary outputs (Drawn says which case it is). A widget renders its
+// view, a static HTML form of the controls with their values (for exports
+// and pages without a widget manager) and a text form; NotebookState is
+// the widgets' state as nbclient saves it in the notebook.
 //
 // Kinds: IntSlider, FloatSlider, IntRangeSlider, Dropdown, ToggleButtons,
 // Checkbox, Text, Button, Label, HTML, Output, HBox, VBox, Progress. Each

@@ -69,8 +69,10 @@ func NewInteractive(fn func(ctx context.Context) error, controls ...Widget) *Int
 // with the controls' values (its error is Interact's: a cell ending with
 // Interact fails when that run does); then fn runs again whenever a
 // control changes (see Interactive). The run's context is the cell's, so
-// interrupting the cell stops it. Without a front end, fn runs once and
-// its outputs go to the cell.
+// interrupting the cell stops it. Where no front end draws widgets
+// (Drawn: `conclab run`, nbclient, papermill, nbconvert --execute), fn
+// runs once and its outputs go to the cell as ordinary outputs, after the
+// controls' static form.
 func Interact(fn func(ctx context.Context) error, controls ...Widget) error {
 	it := NewInteractive(fn, controls...)
 	if err := display.Show(it); err != nil && !errors.Is(err, display.ErrNoPublisher) {
@@ -107,7 +109,11 @@ func (it *Interactive) Running() bool {
 // Run runs the function now with a context derived from ctx, in the
 // caller's goroutine, and returns its error; a control changing meanwhile
 // cancels it (then Run returns nil, and the run with the new values
-// follows). A run already in progress is an error.
+// follows). A run already in progress is an error. Its outputs go to the
+// Output when a front end draws the widgets (Drawn), else where they would
+// go anyway — the cell running it, so a headless run (`conclab run`,
+// nbclient, papermill) keeps the run's tables and charts as the cell's
+// ordinary outputs.
 func (it *Interactive) Run(ctx context.Context) error {
 	it.mu.Lock()
 	if it.closed {
@@ -124,7 +130,7 @@ func (it *Interactive) Run(ctx context.Context) error {
 	it.runs++
 	it.mu.Unlock()
 
-	err := it.runOnce(rctx)
+	err := it.runOnce(rctx, Drawn())
 	superseded := errors.Is(context.Cause(rctx), ErrSuperseded)
 	cancel(nil)
 	it.finish()
@@ -194,7 +200,7 @@ func (it *Interactive) work() {
 		it.cancel = cancel
 		it.runs++
 		it.mu.Unlock()
-		_ = it.runOnce(ctx)
+		_ = it.runOnce(ctx, true)
 		cancel(nil)
 		it.mu.Lock()
 		it.cancel = nil
@@ -202,19 +208,25 @@ func (it *Interactive) work() {
 	}
 }
 
-// runOnce runs fn capturing its outputs in the Output (cleared when the
-// first of them arrives); a panic becomes an error, and an error other
-// than the run being superseded is shown in the Output.
-func (it *Interactive) runOnce(ctx context.Context) (err error) {
-	_ = it.out.Clear(true)
-	it.out.Capture(func() {
+// runOnce runs fn; with capture, its outputs go to the Output (cleared
+// when the first of them arrives), else where they would go anyway (the
+// cell running it). A panic becomes an error, and an error other than the
+// run being superseded is shown in the Output when captured.
+func (it *Interactive) runOnce(ctx context.Context, capture bool) (err error) {
+	call := func() {
 		defer func() {
 			if r := recover(); r != nil {
 				err = fmt.Errorf("panic: %v", r)
 			}
 		}()
 		err = it.fn(ctx)
-	})
+	}
+	if !capture {
+		call()
+		return err
+	}
+	_ = it.out.Clear(true)
+	it.out.Capture(call)
 	if err != nil && !errors.Is(context.Cause(ctx), ErrSuperseded) && it.out.Connected() {
 		_ = it.out.Error("Error", err.Error())
 	}

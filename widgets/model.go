@@ -74,13 +74,16 @@ type model struct {
 	notify func() error
 	// text is the widget's text form (text/plain of its view).
 	text func() string
+	// static, when set, is the widget's static HTML form (static.go has
+	// the kinds drawn from their state alone).
+	static func() string
 	// closeHook runs when the model closes (from either side).
 	closeHook func()
 }
 
 var (
 	regMu    sync.Mutex
-	registry = map[string]*model{} // open models with a comm, by id
+	registry = map[string]*model{} // open models, by id: with a comm when a kernel transport is installed
 )
 
 // stateOf returns the common state of a model: its model and view classes.
@@ -140,10 +143,14 @@ func layoutState() map[string]any {
 	return st
 }
 
-// open opens the model's comm when a front end is connected (comm_open
-// with the whole state) and registers it for the control's update_states.
+// open registers the model (for the control's update_states and the
+// notebook's widget state) and opens its comm when a kernel transport is
+// installed (comm_open with the whole state).
 func (m *model) open() {
 	if !comm.Connected() {
+		regMu.Lock()
+		registry[m.id] = m
+		regMu.Unlock()
 		return
 	}
 	m.mu.Lock()
@@ -177,11 +184,19 @@ func (m *model) Connected() bool {
 	return m.comm != nil && !m.closed
 }
 
-// Render returns the widget's view: the ipywidgets view MIME type when a
-// front end has the model, and always a text form.
+// Render returns the widget's view: the ipywidgets view MIME type, which
+// front ends draw from the model (its comm) or from the notebook's widget
+// state; its static HTML form (static.go) for pages without a widget
+// manager; and a text form. Without a kernel transport (`conclab run`) the
+// view refers to the model in the widget state the runner saves in the
+// notebook (NotebookState), as nbclient does; a closed widget, or one whose
+// comm could not open, has no view.
 func (m *model) Render() display.Data {
-	d := display.Data{Data: display.MIMEMap{display.MIMETypeText: m.String()}}
-	if m.Connected() {
+	d := display.Data{Data: display.MIMEMap{display.MIMETypeText: m.String(), display.MIMETypeHTML: m.staticHTML()}}
+	m.mu.Lock()
+	view := !m.closed && (m.comm != nil || !comm.Connected())
+	m.mu.Unlock()
+	if view {
 		d.Data[ViewMIME] = map[string]any{"version_major": 2, "version_minor": 0, "model_id": m.id}
 	}
 	return d

@@ -51,6 +51,11 @@ func NewOutput() *Output {
 		return nil, errGeneric
 	}
 	o.model.text = o.Text
+	o.model.static = func() string {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		return outputsHTML(o.entries)
+	}
 	o.closeHook = func() { display.Release(o) }
 	o.open()
 	return o

@@ -351,6 +351,7 @@ func TestOutputCaptures(t *testing.T) {
 // never overlap, the last value's run is the one shown.
 func TestInteractConnected(t *testing.T) {
 	connect(t)
+	defer widgets.SetDrawn(true)()
 	defer display.SetPublisher(nil)()
 	n := widgets.NewIntSlider("n", 1, 0, 2000)
 	var active, maxActive, runs, cancelled atomic.Int64

@@ -12,14 +12,18 @@ import (
 func init() {
 	Symbols["github.com/conclab/conclab/lab/lab"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Agree":          reflect.ValueOf(lab.Agree),
-		"CPUTolerance":   reflect.ValueOf(constant.MakeFromLiteral("0.25", token.FLOAT, 0)),
-		"ModelVsReal":    reflect.ValueOf(lab.ModelVsReal),
-		"ModelVsRealOf":  reflect.ValueOf(lab.ModelVsRealOf),
-		"Run":            reflect.ValueOf(lab.Run),
-		"SleepTolerance": reflect.ValueOf(constant.MakeFromLiteral("0.1000000000000000000013552527156068805425093160010874271392822266", token.FLOAT, 0)),
+		"Agree":             reflect.ValueOf(lab.Agree),
+		"CPUTolerance":      reflect.ValueOf(constant.MakeFromLiteral("0.25", token.FLOAT, 0)),
+		"DefaultTryColumns": reflect.ValueOf(&lab.DefaultTryColumns).Elem(),
+		"Lanes":             reflect.ValueOf(lab.Lanes),
+		"ModelVsReal":       reflect.ValueOf(lab.ModelVsReal),
+		"ModelVsRealOf":     reflect.ValueOf(lab.ModelVsRealOf),
+		"Run":               reflect.ValueOf(lab.Run),
+		"SleepTolerance":    reflect.ValueOf(constant.MakeFromLiteral("0.1000000000000000000013552527156068805425093160010874271392822266", token.FLOAT, 0)),
+		"TryIt":             reflect.ValueOf(lab.TryIt),
 
 		// type definitions
 		"Agreement": reflect.ValueOf((*lab.Agreement)(nil)),
+		"Try":       reflect.ValueOf((*lab.Try)(nil)),
 	}
 }

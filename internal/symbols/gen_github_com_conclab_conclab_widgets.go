@@ -13,8 +13,10 @@ import (
 func init() {
 	Symbols["github.com/conclab/conclab/widgets/widgets"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"CloseAll":          reflect.ValueOf(widgets.CloseAll),
 		"ControlTarget":     reflect.ValueOf(constant.MakeFromLiteral("\"jupyter.widget.control\"", token.STRING, 0)),
 		"DefaultDebounce":   reflect.ValueOf(widgets.DefaultDebounce),
+		"Drawn":             reflect.ValueOf(widgets.Drawn),
 		"ErrClosed":         reflect.ValueOf(&widgets.ErrClosed).Elem(),
 		"ErrInterrupted":    reflect.ValueOf(&widgets.ErrInterrupted).Elem(),
 		"ErrSuperseded":     reflect.ValueOf(&widgets.ErrSuperseded).Elem(),
@@ -35,7 +37,9 @@ func init() {
 		"NewText":           reflect.ValueOf(widgets.NewText),
 		"NewToggleButtons":  reflect.ValueOf(widgets.NewToggleButtons),
 		"NewVBox":           reflect.ValueOf(widgets.NewVBox),
+		"NotebookState":     reflect.ValueOf(widgets.NotebookState),
 		"ProtocolVersion":   reflect.ValueOf(constant.MakeFromLiteral("\"2.1.0\"", token.STRING, 0)),
+		"StateMIME":         reflect.ValueOf(constant.MakeFromLiteral("\"application/vnd.jupyter.widget-state+json\"", token.STRING, 0)),
 		"States":            reflect.ValueOf(widgets.States),
 		"Target":            reflect.ValueOf(constant.MakeFromLiteral("\"jupyter.widget\"", token.STRING, 0)),
 		"ViewMIME":          reflect.ValueOf(constant.MakeFromLiteral("\"application/vnd.jupyter.widget-view+json\"", token.STRING, 0)),

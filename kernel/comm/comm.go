@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // Kind is a comm message's type, as on the wire.
@@ -177,6 +178,23 @@ func SetTransport(t Transport) (restore func()) {
 		})
 	}
 }
+
+// frontEnd is set once a front end has sent comm traffic (FrontEnd).
+var frontEnd atomic.Bool
+
+// FrontEnd reports whether a front end that speaks comms has shown itself
+// since the process started: one has sent a comm message (Deliver) or asked
+// which comms are open (NoteFrontEnd, the kernel's comm_info_request).
+// JupyterLab, Notebook 7 and Voilà's page do as soon as they connect (their
+// widget manager opens a comm to "jupyter.widget.control" and asks for
+// every widget's state); a headless client — nbclient, papermill,
+// nbconvert --execute — never does. It stays true once set.
+func FrontEnd() bool { return frontEnd.Load() }
+
+// NoteFrontEnd records that a front end speaking comms has shown itself
+// (see FrontEnd). The kernel calls it for comm_info_request; Deliver does
+// for every comm message.
+func NoteFrontEnd() { frontEnd.Store(true) }
 
 // Connected reports whether a transport is installed: whether comms reach
 // front ends (a kernel) or go nowhere (a headless run).
@@ -333,6 +351,7 @@ func Deliver(kind Kind, content, metadata json.RawMessage, buffers [][]byte, par
 		}
 	}
 	m := Msg{Data: c.Data, Metadata: orEmpty(metadata), Buffers: buffers, parent: parent}
+	NoteFrontEnd()
 	deliverMu.Lock()
 	defer deliverMu.Unlock()
 	defer func() {
