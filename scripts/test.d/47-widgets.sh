@@ -104,4 +104,44 @@ browser() {
 }
 browser lab
 browser notebook
+
+# Voilà: scripts/voila.sh serves the try-it notebook (its default) on
+# 127.0.0.1 and a free port with a token, its Jupyter dirs under $tmp;
+# widgets/browser/voila.mjs drives the page (drag, Stop, reload, a killed
+# kernel). Kernels whose page is gone are culled after 6 s here (voila.sh's
+# CONCLAB_VOILA_CULL; Voilà's own unload shutdown is refused, voila#1458).
+voila() {
+  local home=$tmp/voila port token
+  port=$($py -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+  token=$($py -c 'import secrets; print(secrets.token_hex(24))')
+  CONCLAB_VOILA_HOME=$home CONCLAB_VOILA_CULL=6 JUPYTER_TOKEN=$token bash scripts/voila.sh --port "$port" >"$tmp/voila.log" 2>&1 &
+  spid=$!
+  local up=""
+  for _ in $(seq 1200); do # 2 minutes: a loaded machine's first start is slow
+    if grep -q 'Voilà is running at' "$tmp/voila.log"; then up=1; break; fi
+    kill -0 "$spid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$up" ]; then
+    echo "47-widgets: scripts/voila.sh did not start; its log:" >&2
+    tail -30 "$tmp/voila.log" >&2
+    exit 1
+  fi
+  echo "-- voila ($($py -c 'import voila; print(voila.__version__)')) on 127.0.0.1:$port: widgets/testdata/tryit.ipynb"
+  local rc=0
+  node widgets/browser/voila.mjs --url "http://127.0.0.1:$port" --token "$token" --runtime "$home/runtime" --shots "$shots" --cull 6 || rc=$?
+  stop_server
+  local left
+  left=$(leftover_kernels)
+  if [ -n "$left" ]; then
+    echo "FAIL: conclab kernel(s) $left outlived the Voilà server" >&2
+    exit 1
+  fi
+  if [ "$rc" -ne 0 ]; then
+    echo "FAIL: widgets in Voilà (server log, last lines:)" >&2
+    tail -15 "$tmp/voila.log" >&2
+    exit 1
+  fi
+}
+voila
 echo "== widgets suite passed (screenshots in .cache/widgets/shots)"
