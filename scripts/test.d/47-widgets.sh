@@ -9,11 +9,15 @@
 # and Notebook 7.6, each started from .venv with a private JUPYTER_* tree,
 # a token, on 127.0.0.1 and a free port, with the kernelspec of a fresh
 # build installed by `conclab install --prefix`: drag a slider and see the
-# Interact cell re-run, click Stop during a 30 s bench.Run (stopped within
-# 1 s, its servers gone), save and reload (the widgets back with their
-# values), restart the kernel (the page shows it, no dialog left). Screenshots
-# in .cache/widgets/shots (gitignored). Every server and kernel it starts is
-# stopped at the end, and checked gone.
+# Interact cell re-run and its waterfall change, click Stop during a 30 s
+# bench.Run (stopped within 1 s, its servers gone), a live chart updated in
+# place and saved as one chart equal to the static one, save and reload (the
+# widgets back with their values), restart the kernel (the page shows it, no
+# dialog left); then Voilà 0.5.13 started by scripts/voila.sh on its default
+# try-it notebook (widgets/browser/voila.mjs: drag, Stop, reload, a killed
+# kernel). Screenshots in .cache/widgets/shots (gitignored). Every server and
+# kernel it starts is stopped at the end, and checked gone. About 4 minutes
+# on the shared 2-core machine under load.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
