@@ -16,7 +16,7 @@
 # dialog left); then Voilà 0.5.13 started by scripts/voila.sh on its default
 # try-it notebook (widgets/browser/voila.mjs: drag, Stop, reload, a killed
 # kernel). Screenshots in .cache/widgets/shots (gitignored). Every server and
-# kernel it starts is stopped at the end, and checked gone. About 4 minutes
+# kernel it starts is stopped at the end, and checked gone. 2–4 minutes
 # on the shared 2-core machine under load.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
