@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/conclab/conclab/bench"
 	"github.com/conclab/conclab/charts"
@@ -43,6 +44,12 @@ type Try struct {
 	// Live draws throughput and latency over time while the load runs
 	// (charts.LiveRun), for loads that last: closed VUs, open rates.
 	Live bool
+	// Stop, when set, is shown after the controls (make it with
+	// widgets.NewButton("Stop")): a click ends the run in progress within
+	// a second — bench.Run stops its servers — and the output says it was
+	// stopped, after what the run had shown so far; the next change of a
+	// control runs again. For experiments long enough to want it.
+	Stop *widgets.Button
 }
 
 // TryIt is Try{Experiment: experiment, Controls: controls}.Show(): the
@@ -78,7 +85,29 @@ func (t Try) Show() error {
 	if len(controls) == 0 {
 		return errors.New("lab.Try: no controls (make them with widgets.NewIntSlider, NewDropdown, ...)")
 	}
-	return widgets.Interact(func(ctx context.Context) error { return t.run(ctx) }, controls...)
+	if t.Stop != nil {
+		// A click is not a change of value: the Interactive does not watch
+		// it, the run's context does.
+		controls = append(controls, t.Stop)
+	}
+	return widgets.Interact(func(ctx context.Context) error { return t.stoppable(ctx) }, controls...)
+}
+
+// stoppable is run under the Stop button's context, when there is one: a
+// click ends the run, which is then no error.
+func (t Try) stoppable(ctx context.Context) error {
+	if t.Stop == nil {
+		return t.run(ctx)
+	}
+	sctx, cancel := t.Stop.Context(ctx)
+	defer cancel()
+	t0 := time.Now()
+	err := t.run(sctx)
+	if cause := context.Cause(sctx); err != nil && ctx.Err() == nil && cause != nil && !errors.Is(cause, context.Canceled) {
+		line := fmt.Sprintf("%v after %.1f s; change a control to run again", cause, time.Since(t0).Seconds())
+		return show(display.Text(line), line)
+	}
+	return err
 }
 
 // run is one run: build, run, show.

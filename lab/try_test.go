@@ -2,6 +2,7 @@ package lab_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -101,5 +102,56 @@ func TestTryErrors(t *testing.T) {
 		if err := c.try.Show(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Show() = %v; want an error with %q", err, c.want)
 		}
+	}
+}
+
+// A Try's Stop button ends the run in progress: Show returns soon after
+// the click with no error, and says the run was stopped.
+func TestTryStop(t *testing.T) {
+	rec := &cellRec{}
+	defer display.SetPublisher(rec)()
+	strategies, err := bench.Presets("goroutines")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vus := widgets.NewIntSlider("VUs", 2, 1, 20)
+	stop := widgets.NewButton("Stop")
+	started := make(chan struct{})
+	var once sync.Once
+	const long = 30 * time.Second
+	go func() {
+		<-started
+		time.Sleep(200 * time.Millisecond)
+		stop.Click()
+	}()
+	t0 := time.Now()
+	err = lab.Try{
+		Controls: []widgets.Widget{vus},
+		Stop:     stop,
+		Live:     true,
+		Experiment: func() (bench.Experiment, error) {
+			once.Do(func() { close(started) })
+			return bench.Experiment{Name: "long", Strategies: strategies, Workload: bench.Steps(bench.Sleep(2 * time.Millisecond)),
+				Load: load.Closed{VUs: vus.Value(), Duration: long}}, nil
+		},
+	}.Show()
+	if err != nil {
+		t.Fatalf("Show() = %v; want nil after a Stop click", err)
+	}
+	if el := time.Since(t0); el >= long {
+		t.Fatalf("Show returned after %v; want the 30 s run stopped", el)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	var texts []string
+	for _, d := range rec.outs {
+		texts = append(texts, fmt.Sprint(d.Data[display.MIMETypeText]))
+	}
+	all := strings.Join(texts, "\n")
+	if !strings.Contains(all, `stopped: "Stop" clicked after`) {
+		t.Errorf("the cell's outputs do not say the run was stopped:\n%s", all)
+	}
+	if !strings.Contains(all, `Button("Stop")`) {
+		t.Errorf("the Stop button is not shown with the controls:\n%s", all)
 	}
 }

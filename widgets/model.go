@@ -63,7 +63,9 @@ type model struct {
 	// value to keep (clamped, converted); nil means the generic rule
 	// (validateGeneric).
 	validate func(key string, raw json.RawMessage) (any, error)
-	// custom handles a "custom" message's content; nil refuses them.
+	// custom handles a "custom" message's content; nil ignores them, as
+	// ipywidgets does a widget's with no handler (front ends send them on
+	// events: ToggleButtons' click after the index update, Text's submit).
 	custom func(content json.RawMessage) error
 	// valueKeys are the keys whose change is the widget's value changing:
 	// watchers (Interact) and notify are told.
@@ -342,7 +344,7 @@ func (m *model) handle(msg comm.Msg) error {
 		return c.Reply(msg, map[string]any{"method": "update", "state": state, "buffer_paths": []any{}})
 	case "custom":
 		if m.custom == nil {
-			return fmt.Errorf("%s %s: custom messages are not handled", m.kind, m.id)
+			return nil
 		}
 		return m.custom(d.Content)
 	case "":

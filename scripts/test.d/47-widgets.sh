@@ -9,11 +9,15 @@
 # and Notebook 7.6, each started from .venv with a private JUPYTER_* tree,
 # a token, on 127.0.0.1 and a free port, with the kernelspec of a fresh
 # build installed by `conclab install --prefix`: drag a slider and see the
-# Interact cell re-run, click Stop during a 30 s bench.Run (stopped within
-# 1 s, its servers gone), save and reload (the widgets back with their
-# values), restart the kernel (the page shows it, no dialog left). Screenshots
-# in .cache/widgets/shots (gitignored). Every server and kernel it starts is
-# stopped at the end, and checked gone.
+# Interact cell re-run and its waterfall change, click Stop during a 30 s
+# bench.Run (stopped within 1 s, its servers gone), a live chart updated in
+# place and saved as one chart equal to the static one, save and reload (the
+# widgets back with their values), restart the kernel (the page shows it, no
+# dialog left); then Voilà 0.5.13 started by scripts/voila.sh on its default
+# try-it notebook (widgets/browser/voila.mjs: drag, Stop, reload, a killed
+# kernel). Screenshots in .cache/widgets/shots (gitignored). Every server and
+# kernel it starts is stopped at the end, and checked gone. 2–4 minutes
+# on the shared 2-core machine under load.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -104,4 +108,44 @@ browser() {
 }
 browser lab
 browser notebook
+
+# Voilà: scripts/voila.sh serves the try-it notebook (its default) on
+# 127.0.0.1 and a free port with a token, its Jupyter dirs under $tmp;
+# widgets/browser/voila.mjs drives the page (drag, Stop, reload, a killed
+# kernel). Kernels whose page is gone are culled after 6 s here (voila.sh's
+# CONCLAB_VOILA_CULL; Voilà's own unload shutdown is refused, voila#1458).
+voila() {
+  local home=$tmp/voila port token
+  port=$($py -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+  token=$($py -c 'import secrets; print(secrets.token_hex(24))')
+  CONCLAB_VOILA_HOME=$home CONCLAB_VOILA_CULL=6 JUPYTER_TOKEN=$token bash scripts/voila.sh --port "$port" >"$tmp/voila.log" 2>&1 &
+  spid=$!
+  local up=""
+  for _ in $(seq 1200); do # 2 minutes: a loaded machine's first start is slow
+    if grep -q 'Voilà is running at' "$tmp/voila.log"; then up=1; break; fi
+    kill -0 "$spid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$up" ]; then
+    echo "47-widgets: scripts/voila.sh did not start; its log:" >&2
+    tail -30 "$tmp/voila.log" >&2
+    exit 1
+  fi
+  echo "-- voila ($($py -c 'import voila; print(voila.__version__)')) on 127.0.0.1:$port: widgets/testdata/tryit.ipynb"
+  local rc=0
+  node widgets/browser/voila.mjs --url "http://127.0.0.1:$port" --token "$token" --runtime "$home/runtime" --shots "$shots" --cull 6 || rc=$?
+  stop_server
+  local left
+  left=$(leftover_kernels)
+  if [ -n "$left" ]; then
+    echo "FAIL: conclab kernel(s) $left outlived the Voilà server" >&2
+    exit 1
+  fi
+  if [ "$rc" -ne 0 ]; then
+    echo "FAIL: widgets in Voilà (server log, last lines:)" >&2
+    tail -15 "$tmp/voila.log" >&2
+    exit 1
+  fi
+}
+voila
 echo "== widgets suite passed (screenshots in .cache/widgets/shots)"

@@ -7,11 +7,14 @@
 //   node widgets.mjs --ui lab|notebook --url http://127.0.0.1:PORT --token T --shots DIR
 //
 // On widgets/testdata/widgets-browser.ipynb: run the Interact cell (a slider
-// driving a burst through widgets.Interact) and see its output; drag the
-// slider and see the burst re-run with the new size; run the Stop cell (a
-// 30 s bench.Run) and click Stop while it runs: the kernel shows busy until
-// then, the run ends within 1 s of the click and the kernel listens on as
-// many sockets as before it; save and reload the page: the slider and the
+// driving a burst through widgets.Interact) and see its table and
+// waterfall; drag the slider and see the burst re-run with the new size,
+// the waterfall's values changed; run the Stop cell (a 30 s bench.Run) and
+// click Stop while it runs: the kernel shows busy until then, the run ends
+// within 1 s of the click and the kernel listens on as many sockets as
+// before it; run charts.LiveRun: one chart output, updated in place at most
+// twice a second; save: the saved file holds one chart for the live cell,
+// equal to Timeline of its series; reload the page: the slider and the
 // Interact output are back with the dragged value; restart the kernel from
 // its dialog: the page shows the restart and the kernel idle again, with no
 // further dialog. A screenshot of every step goes to --shots. Exit status 0
@@ -123,6 +126,36 @@ async function outputText(i) {
   return (await cellOutput(i).innerText().catch(() => "")).replace(/\s+/g, " ");
 }
 
+// chartsIn describes the conclab charts drawn in cell i's output: title,
+// subtitle, and a digest of their data.
+async function chartsIn(i) {
+  return page.evaluate((i) => {
+    const cell = document.querySelectorAll(".jp-Notebook .jp-Cell")[i];
+    return [...cell.querySelectorAll('[data-conclab-chart="1"]')].map((el) => {
+      const inst = el.conclabChart || (window.echarts && window.echarts.getInstanceByDom(el));
+      if (!inst || inst.isDisposed()) return { ready: false };
+      const o = inst.getOption();
+      return { ready: el.hasAttribute("data-conclab-ready"), title: (o.title || []).map((t) => t.text).join(" "),
+        subtext: (o.title || []).map((t) => t.subtext || "").join(" "), data: JSON.stringify((o.series || []).map((s) => s.data)) };
+    });
+  }, i);
+}
+
+// waterfallIn waits for cell i to show one drawn waterfall whose subtitle
+// matches re, and returns it (null after timeout, with a failure).
+async function waterfallIn(i, re, timeout, what) {
+  const t0 = Date.now();
+  for (;;) {
+    const w = (await chartsIn(i)).filter((c) => c.ready && /waterfall/i.test(c.title));
+    if (w.length === 1 && re.test(w[0].subtext)) return w[0];
+    if (Date.now() - t0 > timeout) {
+      fail(`${what}: cell ${i + 1} shows ${w.length} waterfall(s) (${w.map((c) => c.subtext).join(" | ")}); want one matching ${re}`);
+      return null;
+    }
+    await page.waitForTimeout(200);
+  }
+}
+
 async function waitText(i, re, timeout, what) {
   const t0 = Date.now();
   for (;;) {
@@ -155,6 +188,8 @@ try {
   if (await waitText(2, /burst of 5: count 5/, 60000, "the first Interact run")) {
     pass("Interact's first run shows its burst of 5 under the slider");
   }
+  const w5 = await waterfallIn(2, /^5 requests/, 30000, "the first run's waterfall");
+  if (w5) pass(`the first run's waterfall is drawn: "${w5.subtext}"`);
   await shot(page, "interact");
 
   step = "drag";
@@ -179,6 +214,11 @@ try {
       const t = await outputText(2);
       t.includes("burst of 5:") ? fail("the first run's output is still shown after the re-run") :
         pass(`dragged to ${v}: the burst re-ran and its output shows count ${v} (the first run's output gone)`);
+    }
+    const wv = await waterfallIn(2, new RegExp(`^${v} requests`), 30000, "the re-run's waterfall");
+    if (wv && w5) {
+      wv.data !== w5.data ? pass(`the chart's values changed: one waterfall, "${w5.subtext}" → "${wv.subtext}"`) :
+        fail("the waterfall's data is the same after the re-run");
     }
     await shot(page, "dragged");
     opt.dragged = v;
@@ -210,10 +250,58 @@ try {
   await page.waitForFunction(() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === "idle", null, { timeout: 30000 });
   await shot(page, "stopped");
 
+  step = "live";
+  // 3b. charts.LiveRun: one chart output updated in place while the load
+  // runs, at most twice a second, ending as Timeline(res.Series) does.
+  await page.evaluate(() => {
+    const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+    window.__chartMsgs = [];
+    k.iopubMessage.connect((_, msg) => {
+      const t = msg.header.msg_type;
+      if ((t === "display_data" || t === "update_display_data") && msg.content.data && msg.content.data["application/vnd.conclab.echarts.v1+json"]) {
+        window.__chartMsgs.push({ t, id: (msg.content.transient || {}).display_id, at: Date.now() });
+      }
+    });
+  });
+  const liveT0 = Date.now();
+  await runCell(4);
+  await cellDone(4, 60000);
+  const liveMs = Date.now() - liveT0;
+  await runCell(5);
+  await cellDone(5);
+  const msgs = await page.evaluate(() => window.__chartMsgs);
+  const shownLive = msgs.filter((m) => m.t === "display_data");
+  const updates = msgs.filter((m) => m.t === "update_display_data" && shownLive.length && m.id === shownLive[0].id);
+  const liveOutputs = await page.evaluate(() => window.jupyterapp.shell.currentWidget.content.widgets[4].model.outputs.toJSON()
+    .filter((o) => o.data && o.data["application/vnd.conclab.echarts.v1+json"]).length);
+  // A run of 3 s: at least 3 redraws, at most one every 500 ms (and the final one).
+  const most = Math.floor(liveMs / 500) + 2;
+  if (shownLive.length < 1) fail("the live cell displayed no chart");
+  else if (updates.length < 3 || updates.length > most) fail(`the live chart was updated ${updates.length} times in ${liveMs} ms; want 3 … ${most}`);
+  else if (liveOutputs !== 1) fail(`the live cell holds ${liveOutputs} chart outputs; want 1 (updated in place)`);
+  else pass(`charts.LiveRun: one chart output updated in place ${updates.length} times in ${(liveMs / 1000).toFixed(1)} s (≤ 2 a second)`);
+  await show(4);
+  await shot(page, "live");
+
   step = "reload";
   // 4. Save, reload: the widgets come back with the values they have.
   await page.evaluate(() => window.jupyterapp.commands.execute("docmanager:save"));
   await page.waitForFunction(() => !window.jupyterapp.shell.currentWidget.context.model.dirty, null, { timeout: 20000 });
+  // The saved file: the live cell holds one chart, the same as the static
+  // Timeline of its series; the Interact cell holds the widget view only.
+  const saved = await page.evaluate(async ([url, token, name]) => {
+    const r = await fetch(`${url}/api/contents/${name}?content=1&token=${token}`);
+    return r.ok ? (await r.json()).content : null;
+  }, [opt.url, opt.token, NOTEBOOK]);
+  if (!saved) fail("could not read the saved notebook through /api/contents");
+  else {
+    const mime = "application/vnd.conclab.echarts.v1+json";
+    const charts = (c) => c.outputs.filter((o) => o.data && o.data[mime]).map((o) => JSON.stringify(o.data[mime]));
+    const live = charts(saved.cells[4]), stat = charts(saved.cells[5]);
+    if (live.length !== 1 || stat.length !== 1) fail(`the saved live cell holds ${live.length} charts and the static one ${stat.length}; want 1 and 1`);
+    else if (live[0] !== stat[0]) fail(`the live chart's last version differs from Timeline(live.Series): ${live[0].slice(0, 200)} vs ${stat[0].slice(0, 200)}`);
+    else pass(`the saved notebook: the live cell holds one chart, equal to Timeline(live.Series) (${live[0].length} bytes of chart JSON, ${JSON.stringify(saved).length} bytes of notebook)`);
+  }
   await page.reload({ waitUntil: "load" });
   await ready();
   const slider2 = page.locator(".jp-Notebook .jp-Cell").nth(2).locator(".widget-slider .widget-readout");
