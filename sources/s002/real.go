@@ -12,7 +12,8 @@ import (
 )
 
 // App is the source's mock downstream under uvicorn: /health awaits
-// latency (?s= overrides it per request).
+// latency, /health-def sleeps it in a def handler (?s= overrides it per
+// request).
 func App(latency time.Duration) cpython.App {
 	return cpython.App{
 		Name: "downstream", Files: Files(), Module: "app002:app", Server: cpython.Uvicorn,
@@ -37,11 +38,15 @@ func RunClient(ctx context.Context, o cpython.Options, url string, c Client, n i
 	if c.Mode == AsyncIO {
 		mods = []string{"aiohttp"}
 	}
-	return cpython.Client{
+	f, err := cpython.Client{
 		Script: cpython.Script{Files: Files(), Name: "client002.py", Requires: mods,
 			Args: []string{"--url", url, "--mode", c.Mode, "--workers", strconv.Itoa(max(c.Workers, 1)), "--n", strconv.Itoa(n)}},
 		Label: cpython.RealPrefix + c.Label(), Load: strconv.Itoa(n) + " checks",
 	}.Run(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return f.Compute("workers", func(frame.Row) any { return (Knobs{N: n}).AtOnce(c) })
 }
 
 // Real runs every client for real against the real downstream (App, on
@@ -58,13 +63,17 @@ func (k Knobs) Real(ctx context.Context, o cpython.Options) (*frame.Frame, error
 	defer srv.Close()
 	var rows []*frame.Frame
 	for _, c := range k.Clients {
-		r, err := RunClient(ctx, o, srv.URL()+"/health", c, k.N)
+		r, err := RunClient(ctx, o, srv.URL()+k.Path(), c, k.N)
 		if err != nil {
 			return nil, err
 		}
 		rows = append(rows, r)
 	}
-	return frame.Concat(fmt.Sprintf("source 002: %d checks by the real clients", k.N), rows...)
+	f, err := frame.Concat(fmt.Sprintf("real clients, %s downstream, %d checks of %v", k.downstream(), k.N, k.Latency), rows...)
+	if err != nil {
+		return nil, err
+	}
+	return InWaits(f, k.Latency)
 }
 
 // Versus is every client on the model (Experiment, through bench.Run) and
@@ -87,6 +96,21 @@ func (k Knobs) Versus(ctx context.Context, o cpython.Options) (*frame.Frame, *be
 	}
 	// The columns are the union: the model's cpu_s is its client
 	// process's CPU, as the real row's is.
-	f, err := frame.Concat(fmt.Sprintf("source 002: %d checks, model vs real CPython clients", k.N), model.Summary, real)
+	f, err := frame.Concat(fmt.Sprintf("%s downstream, %d checks of %v", k.downstream(), k.N, k.Latency), model.Summary, real)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err = InWaits(f, k.Latency)
 	return f, model, err
+}
+
+// InWaits is f with a waits column: elapsed_s in waits of latency.
+func InWaits(f *frame.Frame, latency time.Duration) (*frame.Frame, error) {
+	if latency <= 0 {
+		return nil, fmt.Errorf("s002: InWaits: latency must be positive, got %v", latency)
+	}
+	if !f.Has("elapsed_s") {
+		return nil, fmt.Errorf("s002: InWaits: frame %q has no elapsed_s", f.Name)
+	}
+	return f.Compute("waits", func(r frame.Row) any { return r.Float("elapsed_s") / latency.Seconds() })
 }
