@@ -3,6 +3,8 @@ package s002
 import (
 	"context"
 	"fmt"
+	"math"
+	"strings"
 	"strconv"
 	"time"
 
@@ -113,4 +115,31 @@ func InWaits(f *frame.Frame, latency time.Duration) (*frame.Frame, error) {
 		return nil, fmt.Errorf("s002: InWaits: frame %q has no elapsed_s", f.Name)
 	}
 	return f.Compute("waits", func(r frame.Row) any { return r.Float("elapsed_s") / latency.Seconds() })
+}
+
+// RealRows are f's rows of real clients ("real ..."): their cpu_s and
+// rss_mb are the Python client process's (the model's clients are
+// goroutines waiting, whose CPU says nothing of Python's).
+func RealRows(f *frame.Frame) *frame.Frame {
+	return f.Filter(func(r frame.Row) bool { return strings.HasPrefix(r.Text("strategy"), cpython.RealPrefix) })
+}
+
+// Sweep is a pools sweep as curves over the pool size (strategy, workers,
+// waits, cpu_s): the real client's rows of real (Knobs.Real with Pools
+// clients) as "real ThreadPoolExecutor(W)", and the estimate ⌈N / W⌉ as
+// "estimate".
+func (k Knobs) Sweep(real *frame.Frame) (*frame.Frame, error) {
+	out := frame.Of(fmt.Sprintf("a max_workers sweep: %d checks of %v", k.N, k.Latency), "strategy", "workers", "waits", "cpu_s")
+	for _, c := range k.Clients {
+		if c.Mode == Threads {
+			out.MustAppend(frame.Row{"strategy": "estimate ⌈N / W⌉", "workers": c.Workers, "waits": float64(k.Waves(c)), "cpu_s": math.NaN()})
+		}
+	}
+	for _, r := range RealRows(real).Rows() {
+		out.MustAppend(frame.Row{"strategy": "real ThreadPoolExecutor(W)", "workers": r.Float("workers"), "waits": r.Float("waits"), "cpu_s": r.Float("cpu_s")})
+	}
+	if out.Len() == 0 {
+		return nil, fmt.Errorf("s002: Sweep: no ThreadPoolExecutor clients in the knobs or rows in %q", real.Name)
+	}
+	return out, nil
 }

@@ -333,3 +333,14 @@ func Pools(workers ...int) []Client {
 	}
 	return out
 }
+
+// Pool is the first ThreadPoolExecutor client's size, or the source's 100
+// when the knobs have none: a lesson's slider starts there.
+func (k Knobs) Pool() int {
+	for _, c := range k.Clients {
+		if c.Mode == Threads {
+			return c.Workers
+		}
+	}
+	return 100
+}

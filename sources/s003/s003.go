@@ -100,13 +100,13 @@ func (c Stack) Validate() error {
 
 // Model is the server's model, a literal labelled Name(): gunicorn's
 // gthread workers, or uvicorn workers with a def handler on AnyIO's 40
-// tokens; accept is the prefork accept policy ("" as real gunicorn, or
-// strategy.AcceptReusePort with ReusePort). The FastAPI servers are one
+// tokens; accept is the prefork accept policy ("" as real gunicorn;
+// strategy.AcceptReusePort whenever ReusePort). The FastAPI servers are one
 // model: a uvicorn worker, gunicorn's asgi worker and uvicorn's own
 // --workers accept through asyncio alike (their splits measured alike,
 // docs/strategies.md).
 func (c Stack) Model(accept string) strategy.Strategy {
-	if accept == "" && c.ReusePort {
+	if c.ReusePort { // the real server's --reuse-port, whatever the model's policy elsewhere
 		accept = strategy.AcceptReusePort
 	}
 	if c.FastAPI {
