@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/conclab/conclab/bench"
