@@ -181,7 +181,7 @@ func SourceSumCost(n int) time.Duration { return time.Duration(n) * 250 * time.N
 func (k Knobs) Validate() error {
 	switch {
 	case k.N < 1 || k.N > 10000:
-		return fmt.Errorf("s003: N must be in 1..10000, got %d", k.N)
+		return fmt.Errorf("s003: N (requests at once, the lesson's n) must be in 1..10000, got %d", k.N)
 	case k.Wait <= 0 || k.Wait > 10*time.Minute:
 		return fmt.Errorf("s003: Wait must be in (0, 10m], got %v", k.Wait)
 	case k.SumN < 1 || k.SumN > 1_000_000_000:
