@@ -136,7 +136,12 @@ func (k Knobs) Sweep(real *frame.Frame) (*frame.Frame, error) {
 		}
 	}
 	for _, r := range RealRows(real).Rows() {
-		out.MustAppend(frame.Row{"strategy": "real ThreadPoolExecutor(W)", "workers": r.Float("workers"), "waits": r.Float("waits"), "cpu_s": r.Float("cpu_s")})
+		for _, c := range k.Clients {
+			if c.Mode == Threads && r.Text("strategy") == cpython.RealPrefix+c.Label() {
+				out.MustAppend(frame.Row{"strategy": "real ThreadPoolExecutor(W)", "workers": c.Workers, "waits": r.Float("waits"), "cpu_s": r.Float("cpu_s")})
+				break
+			}
+		}
 	}
 	if out.Len() == 0 {
 		return nil, fmt.Errorf("s002: Sweep: no ThreadPoolExecutor clients in the knobs or rows in %q", real.Name)

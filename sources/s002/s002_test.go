@@ -11,6 +11,7 @@ import (
 
 	"github.com/conclab/conclab/bench"
 	"github.com/conclab/conclab/bench/cpython"
+	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/sources/s002"
 	"github.com/conclab/conclab/sources/shape"
@@ -179,4 +180,31 @@ func TestMeasureCallCPU(t *testing.T) {
 	if len(c.Costs()) != 2 {
 		t.Errorf("costs %v", c.Costs())
 	}
+}
+
+// The sweep's curves are over the pool size W, not the checks at once
+// (which N caps).
+func TestSweep(t *testing.T) {
+	t.Parallel()
+	k := s002.Knobs{N: 20, Latency: 100 * time.Millisecond, Clients: s002.Pools(10, 50)}
+	real := frameOf(t, "real ThreadPoolExecutor(10)", "real ThreadPoolExecutor(50)")
+	f, err := k.Sweep(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Floats("workers"); !reflect.DeepEqual(got, []float64{10, 50, 10, 50}) {
+		t.Errorf("workers %v; want the pool sizes, estimate then real\n%v", got, f)
+	}
+	if got := f.Floats("waits"); got[0] != 2 || got[1] != 1 {
+		t.Errorf("estimate waits %v", got)
+	}
+}
+
+func frameOf(t *testing.T, names ...string) *frame.Frame {
+	t.Helper()
+	f := frame.Of("real", "strategy", "errors", "waits", "cpu_s")
+	for i, n := range names {
+		f.MustAppend(frame.Row{"strategy": n, "errors": 0, "waits": float64(2 - i), "cpu_s": 0.01})
+	}
+	return f
 }
