@@ -276,7 +276,7 @@ func (k Knobs) Estimate() *frame.Frame {
 // under its GIL one call at a time whatever the pool; the waits cost none.
 func (k Knobs) EstimateCPU(c CallCPU) *frame.Frame {
 	f := k.Estimate()
-	f.Name += fmt.Sprintf("; CPU floor N × c (c: requests %v, aiohttp %v a call)", c.Requests.Round(time.Microsecond), c.AIOHTTP.Round(time.Microsecond))
+	f.Name += fmt.Sprintf("; client CPU ≈ N × c (c: requests %v, aiohttp %v a call)", c.Requests.Round(time.Microsecond), c.AIOHTTP.Round(time.Microsecond))
 	out, err := f.Compute("cpu_s", func(r frame.Row) any {
 		per := c.Requests
 		if r.Text("strategy") == (Client{Mode: AsyncIO}).Label() {
