@@ -57,7 +57,7 @@ func TestCalibrateShow(t *testing.T) {
 func TestCalibrateParts(t *testing.T) {
 	var out, errb bytes.Buffer
 	mainCode([]string{"calibrate", "--help"}, &out, &errb)
-	for _, p := range []string{"framework", "000 print", "000 upload", "003"} {
+	for _, p := range []string{"framework", "000 print", "000 upload", "002", "003"} {
 		if !strings.Contains(errb.String(), p) {
 			t.Errorf("usage lacks part %q:\n%s", p, errb.String())
 		}

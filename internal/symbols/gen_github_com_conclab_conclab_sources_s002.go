@@ -12,18 +12,31 @@ import (
 func init() {
 	Symbols["github.com/conclab/conclab/sources/s002/s002"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"App":        reflect.ValueOf(s002.App),
-		"AsyncIO":    reflect.ValueOf(constant.MakeFromLiteral("\"asyncio\"", token.STRING, 0)),
-		"Code":       reflect.ValueOf(s002.Code),
-		"Default":    reflect.ValueOf(&s002.Default).Elem(),
-		"Files":      reflect.ValueOf(s002.Files),
-		"RunClient":  reflect.ValueOf(s002.RunClient),
-		"Sequential": reflect.ValueOf(constant.MakeFromLiteral("\"sequential\"", token.STRING, 0)),
-		"Table":      reflect.ValueOf(s002.Table),
-		"Threads":    reflect.ValueOf(constant.MakeFromLiteral("\"threads\"", token.STRING, 0)),
+		"App":              reflect.ValueOf(s002.App),
+		"AsyncIO":          reflect.ValueOf(constant.MakeFromLiteral("\"asyncio\"", token.STRING, 0)),
+		"CallCPUFrom":      reflect.ValueOf(s002.CallCPUFrom),
+		"CallsCalibrated":  reflect.ValueOf(constant.MakeFromLiteral("100", token.INT, 0)),
+		"Code":             reflect.ValueOf(s002.Code),
+		"Default":          reflect.ValueOf(&s002.Default).Elem(),
+		"DownstreamAsync":  reflect.ValueOf(constant.MakeFromLiteral("\"async def\"", token.STRING, 0)),
+		"DownstreamDef":    reflect.ValueOf(constant.MakeFromLiteral("\"def\"", token.STRING, 0)),
+		"DownstreamTokens": reflect.ValueOf(constant.MakeFromLiteral("40", token.INT, 0)),
+		"Excerpt":          reflect.ValueOf(s002.Excerpt),
+		"Files":            reflect.ValueOf(s002.Files),
+		"InWaits":          reflect.ValueOf(s002.InWaits),
+		"MeasureCallCPU":   reflect.ValueOf(s002.MeasureCallCPU),
+		"Part":             reflect.ValueOf(constant.MakeFromLiteral("\"002\"", token.STRING, 0)),
+		"Pools":            reflect.ValueOf(s002.Pools),
+		"RealRows":         reflect.ValueOf(s002.RealRows),
+		"RunClient":        reflect.ValueOf(s002.RunClient),
+		"Sequential":       reflect.ValueOf(constant.MakeFromLiteral("\"sequential\"", token.STRING, 0)),
+		"Table":            reflect.ValueOf(s002.Table),
+		"TableRange":       reflect.ValueOf(s002.TableRange),
+		"Threads":          reflect.ValueOf(constant.MakeFromLiteral("\"threads\"", token.STRING, 0)),
 
 		// type definitions
-		"Client": reflect.ValueOf((*s002.Client)(nil)),
-		"Knobs":  reflect.ValueOf((*s002.Knobs)(nil)),
+		"CallCPU": reflect.ValueOf((*s002.CallCPU)(nil)),
+		"Client":  reflect.ValueOf((*s002.Client)(nil)),
+		"Knobs":   reflect.ValueOf((*s002.Knobs)(nil)),
 	}
 }

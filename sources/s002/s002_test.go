@@ -11,6 +11,7 @@ import (
 
 	"github.com/conclab/conclab/bench"
 	"github.com/conclab/conclab/bench/cpython"
+	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/sources/s002"
 	"github.com/conclab/conclab/sources/shape"
@@ -92,4 +93,118 @@ func TestShapeVersus(t *testing.T) {
 			t.Errorf("%s: cpu_s %v rss_mb %v (%v, %v)", c.Label(), cpu, rss, err, err2)
 		}
 	}
+}
+
+// A def downstream caps every client at its 40 tokens: waves ⌈N / min(at
+// once, 40)⌉, in the estimate and on the model.
+func TestDefDownstream(t *testing.T) {
+	t.Parallel()
+	k := s002.Knobs{N: 100, Latency: 200 * time.Millisecond, Downstream: s002.DownstreamDef, Clients: s002.Default.Clients}
+	if got := k.Estimate().Floats("waves"); !reflect.DeepEqual(got, []float64{100, 3, 4, 3}) {
+		t.Errorf("def downstream waves %v; want [100 3 4 3]", got)
+	}
+	if k.Path() != "/health-def" || s002.Default.Path() != "/health" {
+		t.Errorf("paths %q, %q", k.Path(), s002.Default.Path())
+	}
+	m := s002.Knobs{N: 12, Latency: 40 * time.Millisecond, Downstream: s002.DownstreamDef,
+		Clients: []s002.Client{{Mode: s002.Threads, Workers: 12}, {Mode: s002.AsyncIO}}}
+	if m.Waves(m.Clients[1]) != 1 {
+		t.Fatalf("12 checks under 40 tokens: one wave")
+	}
+	res, err := bench.Run(context.Background(), m.Experiment())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := shape.Err("def downstream", m.Checks(res, nil)...); err != nil {
+		t.Error(err)
+	}
+	if err := (s002.Knobs{N: 1, Latency: time.Second, Clients: s002.Default.Clients, Downstream: "sync"}).Validate(); err == nil || !strings.Contains(err.Error(), "Downstream") {
+		t.Errorf("bad downstream: %v", err)
+	}
+	if err := (s002.Knobs{N: -1, Latency: time.Second, Clients: s002.Default.Clients}).Validate(); err == nil || !strings.Contains(err.Error(), "calls") {
+		t.Errorf("negative N: %v", err)
+	}
+}
+
+func TestEstimateCPUAndTableRange(t *testing.T) {
+	t.Parallel()
+	f := s002.Default.EstimateCPU(s002.CallCPU{Requests: 2 * time.Millisecond, AIOHTTP: time.Millisecond})
+	if got := f.Floats("cpu_s"); !reflect.DeepEqual(got, []float64{0.2, 0.2, 0.2, 0.1}) {
+		t.Errorf("cpu floor %v; want N × c: [0.2 0.2 0.2 0.1]", got)
+	}
+	if got := f.Floats("waits"); !reflect.DeepEqual(got, []float64{100, 1, 4, 1}) {
+		t.Errorf("waits %v", got)
+	}
+	low, high := s002.TableRange()
+	if low.Float("waits", 1) != 15 || high.Float("waits", 1) != 42.5 || low.Float("waits", 0) != high.Float("waits", 0) {
+		t.Errorf("the pool of 100: 3 s (15 waits) to 8.5 s (42.5 waits):\n%v\n%v", low, high)
+	}
+	if !strings.HasPrefix(low.Name, "source 002 (low)") || !strings.Contains(f.Name, "estimate") {
+		t.Errorf("names %q, %q", low.Name, f.Name)
+	}
+}
+
+// The source's run on the model at its defaults (100 checks of 200 ms; the
+// sequential client takes 20 s): the shape the lesson shows.
+func TestDefaultModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("20 s: the sequential client's 100 waits")
+	}
+	t.Parallel()
+	res, err := bench.Run(context.Background(), s002.Default.Experiment())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := shape.Err("source 002 at its defaults", s002.Default.Checks(res, nil)...); err != nil {
+		t.Error(err)
+	}
+}
+
+// The clients' CPU per call, measured for real: positive, and aiohttp's
+// gathered calls cost no more than ten times requests' per call.
+func TestMeasureCallCPU(t *testing.T) {
+	env, err := cpython.Detect(context.Background(), "")
+	if err == nil {
+		err = env.Require("fastapi", "uvicorn", "requests", "aiohttp")
+	}
+	if errors.Is(err, cpython.ErrUnavailable) {
+		t.Skip(err)
+	}
+	c, err := s002.MeasureCallCPU(context.Background(), cpython.Options{StopGrace: time.Second}, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Requests <= 0 || c.AIOHTTP <= 0 {
+		t.Errorf("%+v", c)
+	}
+	if len(c.Costs()) != 2 {
+		t.Errorf("costs %v", c.Costs())
+	}
+}
+
+// The sweep's curves are over the pool size W, not the checks at once
+// (which N caps).
+func TestSweep(t *testing.T) {
+	t.Parallel()
+	k := s002.Knobs{N: 20, Latency: 100 * time.Millisecond, Clients: s002.Pools(10, 50)}
+	real := frameOf(t, "real ThreadPoolExecutor(10)", "real ThreadPoolExecutor(50)")
+	f, err := k.Sweep(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Floats("workers"); !reflect.DeepEqual(got, []float64{10, 50, 10, 50}) {
+		t.Errorf("workers %v; want the pool sizes, estimate then real\n%v", got, f)
+	}
+	if got := f.Floats("waits"); got[0] != 2 || got[1] != 1 {
+		t.Errorf("estimate waits %v", got)
+	}
+}
+
+func frameOf(t *testing.T, names ...string) *frame.Frame {
+	t.Helper()
+	f := frame.Of("real", "strategy", "errors", "waits", "cpu_s")
+	for i, n := range names {
+		f.MustAppend(frame.Row{"strategy": n, "errors": 0, "waits": float64(2 - i), "cpu_s": 0.01})
+	}
+	return f
 }

@@ -100,13 +100,13 @@ func (c Stack) Validate() error {
 
 // Model is the server's model, a literal labelled Name(): gunicorn's
 // gthread workers, or uvicorn workers with a def handler on AnyIO's 40
-// tokens; accept is the prefork accept policy ("" as real gunicorn, or
-// strategy.AcceptReusePort with ReusePort). The FastAPI servers are one
+// tokens; accept is the prefork accept policy ("" as real gunicorn;
+// strategy.AcceptReusePort whenever ReusePort). The FastAPI servers are one
 // model: a uvicorn worker, gunicorn's asgi worker and uvicorn's own
 // --workers accept through asyncio alike (their splits measured alike,
 // docs/strategies.md).
 func (c Stack) Model(accept string) strategy.Strategy {
-	if accept == "" && c.ReusePort {
+	if c.ReusePort { // the real server's --reuse-port, whatever the model's policy elsewhere
 		accept = strategy.AcceptReusePort
 	}
 	if c.FastAPI {
@@ -159,6 +159,10 @@ type Knobs struct {
 	Accept string
 	// FreeThreaded runs the model without a GIL (PEP 703's "what if").
 	FreeThreaded bool
+	// SwitchInterval is the model's sys.setswitchinterval (0: CPython's
+	// 5 ms): how long a thread waiting for the GIL waits before it asks
+	// the holder to drop it.
+	SwitchInterval time.Duration
 }
 
 // Default is the source's: ten requests at once, 10 s sleeps, sums of
@@ -177,13 +181,17 @@ func SourceSumCost(n int) time.Duration { return time.Duration(n) * 250 * time.N
 func (k Knobs) Validate() error {
 	switch {
 	case k.N < 1 || k.N > 10000:
-		return fmt.Errorf("s003: N must be in 1..10000, got %d", k.N)
+		return fmt.Errorf("s003: N (requests at once, the lesson's n) must be in 1..10000, got %d", k.N)
 	case k.Wait <= 0 || k.Wait > 10*time.Minute:
 		return fmt.Errorf("s003: Wait must be in (0, 10m], got %v", k.Wait)
 	case k.SumN < 1 || k.SumN > 1_000_000_000:
 		return fmt.Errorf("s003: SumN must be in 1..1e9, got %d", k.SumN)
 	case k.Burn < 0:
 		return fmt.Errorf("s003: Burn must not be negative, got %v", k.Burn)
+	case k.SwitchInterval < 0 || k.SwitchInterval > time.Second:
+		return fmt.Errorf("s003: SwitchInterval must be in [0, 1s], got %v", k.SwitchInterval)
+	case k.Accept != "" && k.Accept != strategy.AcceptGreedy && k.Accept != strategy.AcceptReusePort && k.Accept != strategy.AcceptBalanced:
+		return fmt.Errorf("s003: Accept must be %q, %q or %q, got %q", strategy.AcceptGreedy, strategy.AcceptReusePort, strategy.AcceptBalanced, k.Accept)
 	}
 	for _, c := range append(append([]Stack(nil), k.IO...), k.CPU...) {
 		if err := c.Validate(); err != nil {
@@ -203,15 +211,16 @@ func (k Knobs) burn() time.Duration {
 
 func (k Knobs) model(c Stack) strategy.Strategy {
 	m := c.Model(k.Accept)
-	if !k.FreeThreaded {
-		return m
+	suffix := ""
+	if k.FreeThreaded {
+		suffix = " free-threaded"
 	}
 	switch s := m.(type) {
 	case strategy.Gunicorn:
-		s.Python.FreeThreaded, s.Name = true, s.Name+" free-threaded"
+		s.Python.FreeThreaded, s.Python.SwitchInterval, s.Name = k.FreeThreaded, k.SwitchInterval, s.Name+suffix
 		return s
 	case strategy.Uvicorn:
-		s.Python.FreeThreaded, s.Name = true, s.Name+" free-threaded"
+		s.Python.FreeThreaded, s.Python.SwitchInterval, s.Name = k.FreeThreaded, k.SwitchInterval, s.Name+suffix
 		return s
 	}
 	return m
@@ -286,18 +295,21 @@ func (k Knobs) CPUVersus(cost time.Duration, repeat int, o cpython.Options) benc
 	return e
 }
 
-// Table is the source's figures (strategy, workload, elapsed_s, waits):
-// ten requests at once; the I/O rows' waits in units of the 10 s sleep.
+// Table is the source's figures (strategy, workload, elapsed_s, waits,
+// burns): ten requests at once; the I/O rows' waits in units of the 10 s
+// sleep; the CPU rows' burns in units of S, the source not giving S: each
+// app's one-worker row taken as 10 burns (S = 2.5 s for Flask, 2.7 s for
+// FastAPI).
 func Table() *frame.Frame {
-	f := frame.Of("source 003: 10 concurrent requests", "strategy", "workload", "elapsed_s", "waits")
+	f := frame.Of("source 003: 10 concurrent requests", "strategy", "workload", "elapsed_s", "waits", "burns")
 	for _, r := range []frame.Row{
 		{"strategy": "flask 1w x 5t", "workload": "io", "elapsed_s": 20.0, "waits": 2.0},
 		{"strategy": "flask 1w x 10t", "workload": "io", "elapsed_s": 11.0, "waits": 1.1},
 		{"strategy": "fastapi 1w", "workload": "io", "elapsed_s": 11.0, "waits": 1.1},
-		{"strategy": "flask 1w x 10t", "workload": "cpu", "elapsed_s": 25.0},
-		{"strategy": "flask 2w x 5t", "workload": "cpu", "elapsed_s": 14.0},
-		{"strategy": "fastapi 1w", "workload": "cpu", "elapsed_s": 27.0},
-		{"strategy": "fastapi 2w", "workload": "cpu", "elapsed_s": 17.0},
+		{"strategy": "flask 1w x 10t", "workload": "cpu", "elapsed_s": 25.0, "burns": 10.0},
+		{"strategy": "flask 2w x 5t", "workload": "cpu", "elapsed_s": 14.0, "burns": 14.0 / 2.5},
+		{"strategy": "fastapi 1w", "workload": "cpu", "elapsed_s": 27.0, "burns": 10.0},
+		{"strategy": "fastapi 2w", "workload": "cpu", "elapsed_s": 17.0, "burns": 17.0 / 2.7},
 	} {
 		f.MustAppend(r)
 	}
@@ -322,12 +334,12 @@ func (k Knobs) width(c Stack) int {
 // model's CPU per request. cores is the machine's (the source's laptop
 // had 8).
 func (k Knobs) Estimate(cores int) *frame.Frame {
-	f := frame.Of(fmt.Sprintf("source 003 estimated: %d requests at once", k.N), "strategy", "workload", "at_once", "waves", "elapsed_s", "elapsed_max_s")
+	f := frame.Of(fmt.Sprintf("estimate: %d requests at once, %d cores", k.N, cores), "strategy", "workload", "at_once", "waves", "elapsed_s", "elapsed_max_s", "waits", "burns", "burns_max")
 	for _, c := range k.IO {
 		at := k.width(c)
 		waves := (k.N + at - 1) / at
 		el := float64(waves) * k.Wait.Seconds()
-		f.MustAppend(frame.Row{"strategy": c.Name(), "workload": "io", "at_once": at, "waves": waves, "elapsed_s": el, "elapsed_max_s": el})
+		f.MustAppend(frame.Row{"strategy": c.Name(), "workload": "io", "at_once": at, "waves": waves, "elapsed_s": el, "elapsed_max_s": el, "waits": float64(waves)})
 	}
 	s := k.burn().Seconds()
 	for _, c := range k.CPU {
@@ -336,8 +348,12 @@ func (k Knobs) Estimate(cores int) *frame.Frame {
 			par = max(1, min(k.width(c), cores))
 		}
 		waves := (k.N + par - 1) / par
-		f.MustAppend(frame.Row{"strategy": c.Name(), "workload": "cpu", "at_once": par, "waves": waves,
-			"elapsed_s": float64(waves) * s, "elapsed_max_s": float64(k.N) * s})
+		most := float64(k.N)
+		if k.FreeThreaded {
+			most = float64(waves)
+		}
+		f.MustAppend(frame.Row{"strategy": k.model(c).Label(), "workload": "cpu", "at_once": par, "waves": waves,
+			"elapsed_s": float64(waves) * s, "elapsed_max_s": most * s, "burns": float64(waves), "burns_max": most})
 	}
 	return f
 }

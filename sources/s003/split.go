@@ -114,6 +114,9 @@ func (k Knobs) SplitExperiment(s Splits) (bench.Experiment, error) {
 // probes), in groups of N. Every burst's counts sum to N and every worker
 // has a row, zero included; a trace that does not hold them is an error.
 func Split(res *bench.Result, n int, stacks ...Stack) (*frame.Frame, error) {
+	if res == nil || res.Summary == nil || n < 1 {
+		return nil, fmt.Errorf("s003: Split: want a run's result and a burst size of at least 1, got %v and %d", res, n)
+	}
 	out := frame.Of(fmt.Sprintf("requests per worker per burst of %d", n), SplitColumns...)
 	for _, label := range res.Summary.Texts("strategy") {
 		var c *Stack
