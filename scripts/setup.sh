@@ -11,6 +11,8 @@ APT_PACKAGES=(
   # browser tests (procps: pgrep, to check no kernel outlives the JupyterLab test; curl: the
   # test scripts wait for servers with it)
   chromium procps curl
+  # a Korean font, so the Korean editions (notebooks/ko) draw text, not boxes, in the browser tests
+  fonts-nanum
   # databases for the database workload
   mariadb-server postgresql
   # peers for the load-generator comparison
