@@ -303,3 +303,32 @@ func (t *Turns) sorted(label string) ([][]span, time.Time) {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// TurnsTable sets the CPU burst at GOMAXPROCS=p as measured beside the two
+// ways it could have gone: per row first_ms, avg_ms and last_ms (when the
+// first, the average and the last burn ended, from the first burn's start)
+// and slices (turns per burn). "measured" is from r.Turns (the burns'
+// own clocks); "one after another" and "taking turns" are Estimate's.
+func (k Knobs) TurnsTable(r *Result, p int) *frame.Frame {
+	f := frame.Of(fmt.Sprintf("%d burns of %v under %s", k.Burns, k.Burn, ProcsLabel(p)), "strategy", "first_ms", "avg_ms", "last_ms", "slices")
+	if r != nil && r.Turns != nil {
+		t := r.Turns.Frame(p)
+		if t.Len() > 0 {
+			ends := t.Floats("end_ms")
+			first, last, sum, slices := ends[0], ends[0], 0.0, 0.0
+			for i, e := range ends {
+				first, last, sum = min(first, e), max(last, e), sum+e
+				slices += t.Float("slices", i)
+			}
+			n := float64(len(ends))
+			f.MustAppend(frame.Row{"strategy": "measured", "first_ms": first, "avg_ms": sum / n, "last_ms": last, "slices": slices / n})
+		}
+	}
+	for _, row := range k.Estimate().Where("strategy", ProcsLabel(p)).Rows() {
+		burn := float64(k.Burn) / 1e6
+		f.MustAppend(frame.Row{"strategy": "one after another", "first_ms": row.Float("first_ms"), "avg_ms": row.Float("avg_ms"), "last_ms": row.Float("max_ms"), "slices": 1})
+		f.MustAppend(frame.Row{"strategy": "taking turns", "first_ms": row.Float("turns_first_ms"), "avg_ms": row.Float("turns_avg_ms"), "last_ms": row.Float("floor_ms"),
+			"slices": max(1, burn/(float64(Preempt)/1e6))})
+	}
+	return f
+}

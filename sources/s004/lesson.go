@@ -279,3 +279,32 @@ func showOr(v any, text string) error {
 	}
 	return err
 }
+
+// Excerpt shows lines from..to of one of Files (numbered as in the file),
+// marking the lines in mark with "◀": the code under judgment, read from
+// the file the lab runs (the same shape as s002's and s003's).
+func Excerpt(name string, from, to int, mark ...int) (display.Data, error) {
+	code, err := Code(name)
+	if err != nil {
+		return display.Data{}, err
+	}
+	lines := strings.Split(strings.TrimRight(code, "\n"), "\n")
+	if from < 1 || to < from || to > len(lines) {
+		return display.Data{}, fmt.Errorf("s004: excerpt %s: lines %d..%d out of 1..%d", name, from, to, len(lines))
+	}
+	marked := map[int]bool{}
+	for _, m := range mark {
+		marked[m] = true
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "`%s`, lines %d–%d:\n\n```python\n", name, from, to)
+	for i := from; i <= to; i++ {
+		l := lines[i-1]
+		if marked[i] {
+			l += "  # ◀"
+		}
+		b.WriteString(l + "\n")
+	}
+	b.WriteString("```\n")
+	return display.Markdown(b.String()), nil
+}
