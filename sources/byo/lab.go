@@ -14,6 +14,7 @@ import (
 	"github.com/conclab/conclab/bench/load"
 	"github.com/conclab/conclab/bench/strategy"
 	"github.com/conclab/conclab/bench/trace"
+	"github.com/conclab/conclab/charts"
 )
 
 // Lab is a lesson's runs for some knobs. It records, for its last
@@ -256,3 +257,7 @@ func drain(resp *http.Response) (int64, error) {
 	defer resp.Body.Close()
 	return io.Copy(io.Discard, resp.Body)
 }
+
+// Picture is lab.Try's Picture for the Lab's runs: the last run's
+// requests from the client's side (ClientTrace) as a waterfall.
+func (l *Lab) Picture(*bench.Result) any { return charts.Waterfall(l.ClientTrace()) }

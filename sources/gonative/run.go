@@ -13,6 +13,7 @@ import (
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
 	"github.com/conclab/conclab/bench/trace"
+	"github.com/conclab/conclab/charts"
 )
 
 // IOExperiment is the I/O burst: N requests at once, each waiting Wait, on
@@ -331,4 +332,20 @@ func (k Knobs) TurnsTable(r *Result, p int) *frame.Frame {
 			"slices": max(1, burn/(float64(Preempt)/1e6))})
 	}
 	return f
+}
+
+// Picture is lab.Try's Picture for the CPU burst: the slices of the last
+// GOMAXPROCS run (Trace) as a waterfall.
+func (t *Turns) Picture(*bench.Result) any {
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	label := t.label
+	t.mu.Unlock()
+	var p int
+	if _, err := fmt.Sscanf(label, "GOMAXPROCS=%d", &p); err != nil {
+		return nil
+	}
+	return charts.Waterfall(t.Trace(p))
 }
