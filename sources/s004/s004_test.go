@@ -89,7 +89,7 @@ func TestShapeVersus(t *testing.T) {
 		t.Skip(err)
 	}
 	t.Setenv("CONCLAB_CALIBRATION", t.TempDir()+"/calibration.json")
-	k := s004.Knobs{N: 8, Delay: 50 * time.Millisecond, MySQLDSN: os.Getenv("CONCLAB_MYSQL_DSN")}
+	k := s004.Knobs{N: 8, Delay: 200 * time.Millisecond, MySQLDSN: os.Getenv("CONCLAB_MYSQL_DSN")} // 200 ms: a new thread's database connection (sync app, MariaDB) costs tens of ms on a busy machine
 	f, tr, err := k.Versus(context.Background(), cpython.Options{StopGrace: time.Second})
 	if err != nil {
 		t.Fatal(err)
