@@ -179,7 +179,7 @@ func (l *Lab) Summary(res *bench.Result) (*frame.Frame, error) {
 
 // ClientTrace is the last run's requests from the client's side, as trace
 // rows (bench.TraceColumns) for charts.Waterfall: per server, one request
-// per row in the order they were due, "queue" from when it was due to
+// per row in the order they were due (a burst's in the order answered), "queue" from when it was due to
 // when it was sent (the generator late: every connection busy), "handler"
 // from the send to the answer's last byte. Times are from the first
 // request due to each server.
@@ -213,9 +213,17 @@ func (l *Lab) ClientTrace() *frame.Frame {
 	return f
 }
 
+// sortByIntended orders requests by when they were due, then (a burst's,
+// all due at once) by when their answer came.
 func sortByIntended(rs []load.Request) {
+	before := func(a, b load.Request) bool {
+		if !a.Intended.Equal(b.Intended) {
+			return a.Intended.Before(b.Intended)
+		}
+		return a.Start.Add(a.Uncorrected).Before(b.Start.Add(b.Uncorrected))
+	}
 	for i := 1; i < len(rs); i++ {
-		for j := i; j > 0 && rs[j].Intended.Before(rs[j-1].Intended); j-- {
+		for j := i; j > 0 && before(rs[j], rs[j-1]); j-- {
 			rs[j], rs[j-1] = rs[j-1], rs[j]
 		}
 	}
