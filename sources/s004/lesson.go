@@ -62,7 +62,8 @@ func (r *Runs) Experiment() bench.Experiment {
 
 // Real is Knobs.Real when this machine has conclab's Python environment
 // (fastapi, uvicorn, requests, aiohttp, pymysql, aiomysql), else nil and
-// a line saying what is missing, shown where the run's outputs go.
+// a line saying what is missing, shown where the run's outputs go. The
+// apps are traced, so each row has at_once.
 func (r *Runs) Real(ctx context.Context, o cpython.Options) (*frame.Frame, error) {
 	env, err := cpython.Detect(ctx, o.Python)
 	if err == nil {
@@ -75,6 +76,7 @@ func (r *Runs) Real(ctx context.Context, o cpython.Options) (*frame.Frame, error
 	if err != nil {
 		return nil, err
 	}
+	o.Trace = true // at_once: the most handlers at once in the real app
 	return r.knobs.Real(ctx, o)
 }
 
@@ -82,7 +84,7 @@ func (r *Runs) Real(ctx context.Context, o cpython.Options) (*frame.Frame, error
 // nil, the real ones (Real): strategy, client, app, side ("model" or
 // "real"), errors, elapsed_s, waits (elapsed_s over Delay), rows, order
 // (the first letters of the rows in the order they landed), in_order,
-// at_once (most handlers at once in the app, from the model's trace) and
+// at_once (most handlers at once in the app, from its trace) and
 // extra_ms_per_post (elapsed_s beyond Estimate's, per post: what each post
 // cost besides the arithmetic's waits).
 func (r *Runs) Summary(res *bench.Result, real *frame.Frame) (*frame.Frame, error) {

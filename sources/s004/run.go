@@ -177,7 +177,9 @@ func RunClient(ctx context.Context, o cpython.Options, base, client, app string,
 }
 
 // Real runs the source's pairs (Pairs) with the real apps (on this machine's
-// CPython), each app on its own server: rows "real CLIENT / APP".
+// CPython), each app on its own server: rows "real CLIENT / APP". With
+// o.Trace, each row has at_once: the most handlers at once in the app
+// while that client ran.
 func (k Knobs) Real(ctx context.Context, o cpython.Options) (*frame.Frame, error) {
 	if err := k.Validate(); err != nil {
 		return nil, err
@@ -201,7 +203,11 @@ func (k Knobs) Real(ctx context.Context, o cpython.Options) (*frame.Frame, error
 				continue
 			}
 			client := p[0]
+			t0 := time.Now().UnixNano()
 			r, err := RunClient(ctx, o, srv.URL(), client, app, k.N)
+			if err == nil && o.Trace {
+				r, err = withAtOnce(r, srv, t0, time.Now().UnixNano())
+			}
 			if err != nil {
 				srv.Close()
 				return nil, err
@@ -217,6 +223,23 @@ func (k Knobs) Real(ctx context.Context, o cpython.Options) (*frame.Frame, error
 		return nil, err
 	}
 	return withVsSync(f), nil
+}
+
+// withAtOnce adds at_once to a real client's row: the most handlers at
+// once in the app's trace between from and to (unix ns), the client's run.
+func withAtOnce(r *frame.Frame, srv *cpython.Server, from, to int64) (*frame.Frame, error) {
+	tr, err := srv.Trace()
+	if err != nil {
+		return nil, err
+	}
+	var evs []trace.Event
+	for _, e := range tr.Events {
+		if e.Start >= from && e.End <= to {
+			evs = append(evs, e)
+		}
+	}
+	most := trace.MaxOverlap(evs, trace.Handler)
+	return r.Compute("at_once", func(frame.Row) any { return most })
 }
 
 // Versus is source 004 on the model (Run, the apps paying this machine's

@@ -183,3 +183,34 @@ func TestValidate(t *testing.T) {
 		t.Errorf("a run with 0 posts: %v", err)
 	}
 }
+
+// The real side of the lesson's runs: the apps traced, each row's at_once
+// read from the real app's trace while its client ran — one handler at a
+// time for the clients that post one at a time, at least two for aiohttp's.
+func TestRunsReal(t *testing.T) {
+	env, err := cpython.Detect(context.Background(), "")
+	if err == nil {
+		err = env.Require("fastapi", "uvicorn", "requests", "aiohttp", "pymysql", "aiomysql")
+	}
+	if errors.Is(err, cpython.ErrUnavailable) {
+		t.Skip(err)
+	}
+	k := s004.Knobs{N: 6, Delay: 200 * time.Millisecond, MySQLDSN: os.Getenv("CONCLAB_MYSQL_DSN")}
+	real, err := s004.New(k).Real(context.Background(), cpython.Options{StopGrace: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if real.Len() != 5 {
+		t.Fatalf("%d rows\n%v", real.Len(), real)
+	}
+	for _, row := range real.Rows() {
+		most := row.Float("at_once")
+		if row.Text("client") == s004.ClientLabel(s004.AiohttpClient) {
+			if most < 2 {
+				t.Errorf("%s: %v handlers at once; want >= 2", row.Text("strategy"), most)
+			}
+		} else if most != 1 {
+			t.Errorf("%s: %v handlers at once; want 1", row.Text("strategy"), most)
+		}
+	}
+}
