@@ -22,7 +22,6 @@ import (
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
 	"github.com/conclab/conclab/bench/trace"
-	"github.com/conclab/conclab/bench/workload"
 )
 
 // Run is source 004 on the model, every client against every app: the
@@ -47,16 +46,15 @@ func (k Knobs) Run(ctx context.Context, fw pymodel.FrameworkCost) (summary, trac
 	var rows []*frame.Frame
 	traces = bench.TraceFrame("", trace.Snapshot{})
 	traces.Name = "source 004 on the model: the apps' traces"
-	for _, app := range Apps() {
-		for _, client := range Clients() {
-			row, tr, err := k.runPair(ctx, client, app, cpus, fw)
-			if err != nil {
-				return nil, nil, fmt.Errorf("s004: %s: %w", Label(client, app), err)
-			}
-			rows = append(rows, row)
-			if traces, err = frame.Concat(traces.Name, traces, bench.TraceFrame(Label(client, app), tr)); err != nil {
-				return nil, nil, err
-			}
+	for _, p := range Pairs() {
+		client, app := p[0], p[1]
+		row, tr, err := k.runPair(ctx, client, app, cpus, fw)
+		if err != nil {
+			return nil, nil, fmt.Errorf("s004: %s: %w", Label(client, app), err)
+		}
+		rows = append(rows, row)
+		if traces, err = frame.Concat(traces.Name, traces, bench.TraceFrame(Label(client, app), tr)); err != nil {
+			return nil, nil, err
 		}
 	}
 	f, err := frame.Concat(fmt.Sprintf("source 004 on the model: %d posts, %v an insert", k.N, k.Delay), rows...)
@@ -69,54 +67,23 @@ func (k Knobs) Run(ctx context.Context, fw pymodel.FrameworkCost) (summary, trac
 // runPair runs one client against one app on the model.
 func (k Knobs) runPair(ctx context.Context, client, app string, cpus int, fw pymodel.FrameworkCost) (*frame.Frame, trace.Snapshot, error) {
 	var none trace.Snapshot
-	db, err := workload.OpenDB(ctx, k.MySQLDSN)
-	if err != nil {
-		return nil, none, err
-	}
-	defer db.Close()
-	as, err := AppModel(app, cpus)
-	if err != nil {
-		return nil, none, err
-	}
-	as.Python.Framework = fw
-	insert := []pymodel.Step{pymodel.Sleep(k.Delay), pymodel.DBInsertField(db, "email")}
-	srv, err := as.Start(ctx, pymodel.Workload{Name: app, Steps: insert}, strategy.StartOptions{TraceEvents: trace.DefaultCap})
-	if err != nil {
-		return nil, none, err
-	}
-	defer srv.Close()
-	cs, err := ClientModel(client, app, cpus)
-	if err != nil {
-		return nil, none, err
-	}
-	post, closePost := postStep(srv.URL()+"/users", Emails(k.N))
-	defer closePost()
+	p := pair{client: client, app: app, k: k, cpus: cpus, fw: fw, landed: &landed{}}
 	res, err := bench.Run(ctx, bench.Experiment{
-		Name:        Label(client, app),
-		Strategies:  []strategy.Strategy{cs},
-		Workload:    pymodel.Workload{Name: "POST /users", Steps: []pymodel.Step{post}},
-		Load:        load.Burst{N: k.N},
-		TraceEvents: -1,
-		Progress:    func(bench.Progress) {},
+		Name:       Label(client, app),
+		Strategies: []strategy.Strategy{p},
+		Load:       load.Burst{N: k.N},
+		Progress:   func(bench.Progress) {},
 	})
 	if err != nil {
 		return nil, none, err
 	}
-	tr, err := srv.Trace()
-	if err != nil {
-		return nil, none, err
-	}
-	rows, err := db.Rows(ctx)
-	if err != nil {
-		return nil, none, err
-	}
-	got := rows.Texts("value")
-	if e := res.Value(cs.Label(), "errors"); e > 0 || len(got) != k.N {
+	got := p.landed.rows(p.Label())
+	if e := res.Value(p.Label(), "errors"); e > 0 || len(got) != k.N {
 		return nil, none, fmt.Errorf("%v of %d posts failed (%s), %d rows landed", e, k.N, res.Summary.Text("error_kinds", 0), len(got))
 	}
 	row, err := columns(res.Summary.With("client", ClientLabel(client)).With("app", app),
 		"rows", len(got), "order", firstLetters(got), "in_order", equal(got, Emails(k.N)))
-	return row, tr, err
+	return row, res.Traces[0], err
 }
 
 // postStep is a client's post as a model step: each call posts the next
@@ -158,13 +125,14 @@ func postUser(ctx context.Context, hc *http.Client, url, email string) error {
 }
 
 // App is an app's real app under uvicorn on db (nil: SQLite), delay
-// inside each insert.
-func App(app string, db *cpython.DB, delay time.Duration) (cpython.App, error) {
+// inside each insert plus a random wait of up to jitter.
+func App(app string, db *cpython.DB, delay, jitter time.Duration) (cpython.App, error) {
 	if db == nil {
 		db = &cpython.DB{}
 	}
 	a := cpython.App{Name: app, Files: Files(), Server: cpython.Uvicorn, DB: db,
-		Env:      map[string]string{"CONCLAB_DB_DELAY_S": strconv.FormatFloat(delay.Seconds(), 'f', -1, 64)},
+		Env: map[string]string{"CONCLAB_DB_DELAY_S": strconv.FormatFloat(delay.Seconds(), 'f', -1, 64),
+			"CONCLAB_DB_JITTER_S": strconv.FormatFloat(jitter.Seconds(), 'f', -1, 64)},
 		Requires: append(append([]string(nil), cpython.FastAPIModules...), "pymysql")}
 	switch app {
 	case SyncApp:
@@ -208,15 +176,21 @@ func RunClient(ctx context.Context, o cpython.Options, base, client, app string,
 	return f.With("client", ClientLabel(client)).With("app", app), nil
 }
 
-// Real runs every client against every real app (on this machine's
-// CPython), each app on its own server: rows "real CLIENT / APP".
+// Real runs the source's pairs (Pairs) with the real apps (on this machine's
+// CPython), each app on its own server: rows "real CLIENT / APP". With
+// o.Trace, each row has at_once: the most handlers at once in the app
+// while that client ran.
 func (k Knobs) Real(ctx context.Context, o cpython.Options) (*frame.Frame, error) {
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
+	dsn, err := k.DSN()
+	if err != nil {
+		return nil, err
+	}
 	var rows []*frame.Frame
 	for _, app := range Apps() {
-		a, err := App(app, &cpython.DB{MySQLDSN: k.MySQLDSN}, k.Delay)
+		a, err := App(app, &cpython.DB{MySQLDSN: dsn}, k.Delay, k.Jitter)
 		if err != nil {
 			return nil, err
 		}
@@ -224,8 +198,16 @@ func (k Knobs) Real(ctx context.Context, o cpython.Options) (*frame.Frame, error
 		if err := srv.Start(ctx); err != nil {
 			return nil, err
 		}
-		for _, client := range Clients() {
+		for _, p := range Pairs() {
+			if p[1] != app {
+				continue
+			}
+			client := p[0]
+			t0 := time.Now().UnixNano()
 			r, err := RunClient(ctx, o, srv.URL(), client, app, k.N)
+			if err == nil && o.Trace {
+				r, err = withAtOnce(r, srv, t0, time.Now().UnixNano())
+			}
 			if err != nil {
 				srv.Close()
 				return nil, err
@@ -241,6 +223,23 @@ func (k Knobs) Real(ctx context.Context, o cpython.Options) (*frame.Frame, error
 		return nil, err
 	}
 	return withVsSync(f), nil
+}
+
+// withAtOnce adds at_once to a real client's row: the most handlers at
+// once in the app's trace between from and to (unix ns), the client's run.
+func withAtOnce(r *frame.Frame, srv *cpython.Server, from, to int64) (*frame.Frame, error) {
+	tr, err := srv.Trace()
+	if err != nil {
+		return nil, err
+	}
+	var evs []trace.Event
+	for _, e := range tr.Events {
+		if e.Start >= from && e.End <= to {
+			evs = append(evs, e)
+		}
+	}
+	most := trace.MaxOverlap(evs, trace.Handler)
+	return r.Compute("at_once", func(frame.Row) any { return most })
 }
 
 // Versus is source 004 on the model (Run, the apps paying this machine's

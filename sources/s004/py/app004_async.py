@@ -5,6 +5,7 @@ CONCLAB_DB_DELAY_S is an awaited asyncio.sleep, as an async driver waits.
 """
 import os
 import asyncio
+import random
 
 from fastapi import FastAPI
 from pydantic import BaseModel
@@ -31,6 +32,7 @@ async def ready():
 async def create_user(user: UserIn, delay: float = None):
     if delay is None:
         delay = env_float("CONCLAB_DB_DELAY_S", 0.0)
+    delay += random.uniform(0, env_float("CONCLAB_DB_JITTER_S", 0.0))
     if delay > 0:
         await asyncio.sleep(delay)
     await adb.insert({"email": user.email, "password": user.password})

@@ -5,9 +5,11 @@ POST /users {"email", "password"} inserts a row (the table's id records the
 arrival order); GET /users lists emails in id order; DELETE /users empties
 the table. CONCLAB_DB_DELAY_S (or ?delay=S on the POST) adds a blocking wait inside the insert to
 stand in for a slow database (the source's Docker MySQL on Windows took
-~0.7 s per request); CONCLAB_TABLE names the table.
+~0.7 s per request), CONCLAB_DB_JITTER_S a random extra wait of up to
+that many seconds (not part of the source); CONCLAB_TABLE names the table.
 """
 import os
+import random
 import time
 
 from fastapi import FastAPI
@@ -34,6 +36,7 @@ async def ready():
 def create_user(user: UserIn, delay: float = None):
     if delay is None:
         delay = env_float("CONCLAB_DB_DELAY_S", 0.0)
+    delay += random.uniform(0, env_float("CONCLAB_DB_JITTER_S", 0.0))
     if delay > 0:
         time.sleep(delay)
     db.insert({"email": user.email, "password": user.password})
