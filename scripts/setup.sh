@@ -39,9 +39,12 @@ fi
 
 # npm assets (ECharts), when the project declares them.
 if [ -f package.json ]; then
-  if [ ! -d node_modules ] || [ package.json -nt node_modules ] || { [ -f package-lock.json ] && [ package-lock.json -nt node_modules ]; }; then
+  # npm's own record of what it installed is the stamp: an emptied or half-written
+  # node_modules (an interrupted npm ci) has none and is installed again.
+  stamp=node_modules/.package-lock.json
+  if [ ! -f "$stamp" ] || [ package.json -nt "$stamp" ] || { [ -f package-lock.json ] && [ package-lock.json -nt "$stamp" ]; }; then
     if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
-    touch node_modules
+    touch "$stamp"
   fi
 fi
 for hook in scripts/setup.d/*.sh; do
