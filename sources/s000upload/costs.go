@@ -13,6 +13,7 @@ import (
 	"github.com/conclab/conclab/bench/calib"
 	"github.com/conclab/conclab/bench/cpython"
 	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/bench/workload"
 	"github.com/conclab/conclab/sources/s000print"
 )
 
@@ -340,8 +341,8 @@ func (m Measure) Run(ctx context.Context, o cpython.Options) (*Costs, error) {
 type ImageSize struct{ Width, Height int }
 
 // Image returns the path of the source's test image, drawn by Pillow
-// (gen_images.py) once per machine and size into the user's cache
-// directory: the large JPEG at size (zero: 8K, about 1.4 MB), or with
+// (gen_images.py) once per machine and size into the lab's cache
+// directory (workload.CacheDir: $CONCLAB_CACHE_DIR, else the user's): the large JPEG at size (zero: 8K, about 1.4 MB), or with
 // small the 7 KB PNG. Model and real uploads send the same file.
 func Image(ctx context.Context, o cpython.Options, size ImageSize, small bool) (string, error) {
 	w, h := size.Width, size.Height
@@ -351,11 +352,7 @@ func Image(ctx context.Context, o cpython.Options, size ImageSize, small bool) (
 	if w <= 0 || h <= 0 || w > 20000 || h > 20000 {
 		return "", fmt.Errorf("s000upload: image size %dx%d out of range (1..20000)", w, h)
 	}
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		dir = os.TempDir()
-	}
-	parent := filepath.Join(dir, "conclab", "s000upload-images")
+	parent := filepath.Join(workload.CacheDir(), "s000upload-images")
 	final := filepath.Join(parent, fmt.Sprintf("%dx%d", w, h))
 	name := "test_image_2.jpg"
 	if small {
