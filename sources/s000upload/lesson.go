@@ -3,7 +3,6 @@ package s000upload
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/conclab/conclab/bench"
@@ -44,20 +43,19 @@ type Machines struct {
 	Here, Source *Costs
 }
 
-var pngCosts struct {
-	sync.Mutex
-	c *Costs
-}
-
 // MachineCosts is both machines' costs for the knobs' image: this
-// machine's calibration (its framework and 8K parts, read back when fresh,
-// measured when not: calib.Machine); for the small PNG, its steps measured
-// once per process on top (a second or two), and the source laptop's
-// image time scaled by the PNG's share of the 8K's here (an assumption:
+// machine's calibration (its framework part and the image's — Part, or
+// PNGPart for the small PNG — read back when fresh, measured when not:
+// calib.Machine), and the source laptop's (SourceMachine; for the PNG its
+// image time scaled by the PNG's share of the 8K's here, an assumption:
 // the source times only the 8K). A missing interpreter or package is a
 // *cpython.MissingError naming it.
 func MachineCosts(ctx context.Context, k Knobs) (Machines, error) {
-	t, err := calib.Machine(ctx, "", calib.FrameworkPart, Part)
+	parts := []string{calib.FrameworkPart, Part}
+	if k.Small {
+		parts = append(parts, PNGPart)
+	}
+	t, err := calib.Machine(ctx, "", parts...)
 	if err != nil {
 		return Machines{}, err
 	}
@@ -68,28 +66,18 @@ func MachineCosts(ctx context.Context, k Knobs) (Machines, error) {
 	if !k.Small {
 		return Machines{Here: here, Source: SourceMachine(here)}, nil
 	}
-	pngCosts.Lock()
-	defer pngCosts.Unlock()
-	if pngCosts.c == nil {
-		img, err := Image(ctx, cpython.Options{}, ImageSize{}, true)
-		if err != nil {
-			return Machines{}, err
-		}
-		c, err := Measure{Path: img, Repeat: 3, Crowd: []int{1}, ProbeSeconds: 0.05, Inserts: 3}.Run(ctx, cpython.Options{})
-		if err != nil {
-			return Machines{}, err
-		}
-		pngCosts.c = c
+	png, err := costsFrom(t, PNGPart)
+	if err != nil {
+		return Machines{}, err
 	}
-	png := *pngCosts.c
-	png.Machine, png.CPUs, png.Framework, png.Insert = here.Machine+", the 7 KB PNG", here.CPUs, here.Framework, here.Insert
-	src := SourceMachine(&png)
+	png.Machine += ", the 7 KB PNG"
+	src := SourceMachine(png)
 	scale := float64(png.Image()) / float64(here.Image())
 	for i := range src.Steps {
 		src.Steps[i].CPU = time.Duration(float64(src.Steps[i].CPU) * scale)
 	}
 	src.Machine += ", the 7 KB PNG (scaled as here)"
-	return Machines{Here: &png, Source: src}, nil
+	return Machines{Here: png, Source: src}, nil
 }
 
 // Estimates is Estimate on both machines, a machine column first.
@@ -115,13 +103,15 @@ func (k Knobs) Estimates(m Machines) *frame.Frame {
 }
 
 // Here is the run on this machine: the real app alone ("real sync", ...),
-// each VU uploading the knobs' image uploads times (k6's per-VU
-// iterations), thinking between uploads, at most 3 minutes. The model of
-// this machine is Versus.
-func (k Knobs) Here(ctx context.Context, uploads int) (bench.Experiment, error) {
+// vus VUs (not the knobs': an 8K conversion costs this machine several of
+// the source's) each uploading the knobs' image uploads times (k6's
+// per-VU iterations), thinking between uploads, at most 3 minutes. The
+// model of this machine is Versus.
+func (k Knobs) Here(ctx context.Context, vus, uploads int) (bench.Experiment, error) {
 	if uploads < 1 || uploads > 100 {
 		return bench.Experiment{}, fmt.Errorf("s000upload: uploads must be in 1..100, got %d", uploads)
 	}
+	k.VUs = vus
 	if err := k.Validate(); err != nil {
 		return bench.Experiment{}, err
 	}
@@ -155,14 +145,14 @@ func (c *Costs) Frame() *frame.Frame {
 	return f
 }
 
-// Parallel is, per model row of res, the most conversions inside Pillow's
+// Parallel is, per model row of res (but ProcessPool's), the most conversions inside Pillow's
 // C code (cpu_nogil) at one moment in one process, and the most threads
 // holding one process's GIL at once (1 under a GIL).
 func Parallel(res *bench.Result) *frame.Frame {
 	f := frame.Of("conversions at once in one process (the model's trace)", "strategy", "max_in_pillow_c", "max_gil_holders")
 	for _, s := range res.Summary.Texts("strategy") {
-		if len(res.Events(s)) == 0 {
-			continue
+		if len(res.Events(s)) == 0 || s == ProcessPool {
+			continue // a process pool converts in its workers, one each
 		}
 		f.MustAppend(frame.Row{"strategy": s, "max_in_pillow_c": res.MaxOverlapPerWorker(s, trace.CPUNoGIL), "max_gil_holders": res.MaxOverlapPerWorker(s, trace.GIL)})
 	}

@@ -126,12 +126,10 @@ func TestLessonKnobs(t *testing.T) {
 	if _, err := s000upload.IsSmall("4K"); err == nil || !strings.Contains(err.Error(), "image") {
 		t.Errorf("IsSmall(4K) = %v; want an error naming the image knob", err)
 	}
-	if _, err := s000upload.Default.Here(context.Background(), 0); err == nil || !strings.Contains(err.Error(), "uploads") {
+	if _, err := s000upload.Default.Here(context.Background(), 4, 0); err == nil || !strings.Contains(err.Error(), "uploads") {
 		t.Errorf("Here(0 uploads) = %v; want an error naming uploads", err)
 	}
-	k := s000upload.Default
-	k.VUs = -1
-	if _, err := k.Here(context.Background(), 1); err == nil || !strings.Contains(err.Error(), "VUs") {
+	if _, err := s000upload.Default.Here(context.Background(), -1, 1); err == nil || !strings.Contains(err.Error(), "VUs") {
 		t.Errorf("Here(VUs -1) = %v; want an error naming VUs", err)
 	}
 	f := s000upload.Default.Estimates(s000upload.Machines{Source: s000upload.SourceMachine(nil), Here: s000upload.SourceMachine(nil)})
