@@ -3,6 +3,7 @@
 package symbols
 
 import (
+	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/charts"
 	"go/constant"
 	"go/token"
@@ -12,6 +13,7 @@ import (
 func init() {
 	Symbols["github.com/conclab/conclab/charts/charts"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"Beside":               reflect.ValueOf(charts.Beside),
 		"Breakdown":            reflect.ValueOf(charts.Breakdown),
 		"BreakdownColumns":     reflect.ValueOf(&charts.BreakdownColumns).Elem(),
 		"CDF":                  reflect.ValueOf(charts.CDF),
@@ -39,6 +41,7 @@ func init() {
 		"OverTime":             reflect.ValueOf(charts.OverTime),
 		"Palette":              reflect.ValueOf(&charts.Palette).Elem(),
 		"PhaseColors":          reflect.ValueOf(&charts.PhaseColors).Elem(),
+		"RealPrefix":           reflect.ValueOf(constant.MakeFromLiteral("\"real \"", token.STRING, 0)),
 		"ResetPage":            reflect.ValueOf(charts.ResetPage),
 		"SetColor":             reflect.ValueOf(charts.SetColor),
 		"SourceVsMeasured":     reflect.ValueOf(charts.SourceVsMeasured),
@@ -51,10 +54,24 @@ func init() {
 
 		// type definitions
 		"Chart":         reflect.ValueOf((*charts.Chart)(nil)),
+		"Framer":        reflect.ValueOf((*charts.Framer)(nil)),
 		"Group":         reflect.ValueOf((*charts.Group)(nil)),
 		"IntervalChart": reflect.ValueOf((*charts.IntervalChart)(nil)),
 		"Live":          reflect.ValueOf((*charts.Live)(nil)),
 		"LiveTimeline":  reflect.ValueOf((*charts.LiveTimeline)(nil)),
 		"Report":        reflect.ValueOf((*charts.Report)(nil)),
+
+		// interface wrapper definitions
+		"_Framer": reflect.ValueOf((*_github_com_conclab_conclab_charts_Framer)(nil)),
 	}
+}
+
+// _github_com_conclab_conclab_charts_Framer is an interface wrapper for Framer type
+type _github_com_conclab_conclab_charts_Framer struct {
+	IValue    interface{}
+	WFrameFor func(metric string) *frame.Frame
+}
+
+func (W _github_com_conclab_conclab_charts_Framer) FrameFor(metric string) *frame.Frame {
+	return W.WFrameFor(metric)
 }

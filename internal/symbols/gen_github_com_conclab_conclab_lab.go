@@ -15,6 +15,7 @@ func init() {
 		"Agree":             reflect.ValueOf(lab.Agree),
 		"CPUTolerance":      reflect.ValueOf(constant.MakeFromLiteral("0.25", token.FLOAT, 0)),
 		"DefaultTryColumns": reflect.ValueOf(&lab.DefaultTryColumns).Elem(),
+		"Guess":             reflect.ValueOf(lab.Guess),
 		"Lanes":             reflect.ValueOf(lab.Lanes),
 		"ModelVsReal":       reflect.ValueOf(lab.ModelVsReal),
 		"ModelVsRealOf":     reflect.ValueOf(lab.ModelVsRealOf),
@@ -24,6 +25,7 @@ func init() {
 
 		// type definitions
 		"Agreement": reflect.ValueOf((*lab.Agreement)(nil)),
+		"Guessed":   reflect.ValueOf((*lab.Guessed)(nil)),
 		"Try":       reflect.ValueOf((*lab.Try)(nil)),
 	}
 }
