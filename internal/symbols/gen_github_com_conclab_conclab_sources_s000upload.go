@@ -25,6 +25,7 @@ func init() {
 		"MachineCosts":  reflect.ValueOf(s000upload.MachineCosts),
 		"MeasureIPC":    reflect.ValueOf(s000upload.MeasureIPC),
 		"PNG7KB":        reflect.ValueOf(constant.MakeFromLiteral("\"7 KB PNG\"", token.STRING, 0)),
+		"PNGPart":       reflect.ValueOf(constant.MakeFromLiteral("\"000 upload png\"", token.STRING, 0)),
 		"Parallel":      reflect.ValueOf(s000upload.Parallel),
 		"Part":          reflect.ValueOf(constant.MakeFromLiteral("\"000 upload\"", token.STRING, 0)),
 		"Paths":         reflect.ValueOf(&s000upload.Paths).Elem(),
