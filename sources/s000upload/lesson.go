@@ -80,8 +80,10 @@ func MachineCosts(ctx context.Context, k Knobs) (Machines, error) {
 	return Machines{Here: png, Source: src}, nil
 }
 
-// Estimates is Estimate on both machines, a machine column first.
-func (k Knobs) Estimates(m Machines) *frame.Frame {
+// Estimates is Estimate on both machines, a machine column first: the
+// source's laptop with the knobs, this machine with its own CPUs and
+// vusHere VUs (the run Here makes).
+func (k Knobs) Estimates(m Machines, vusHere int) *frame.Frame {
 	f := frame.Of(fmt.Sprintf("source 000 upload estimated: %d VUs, think %v", k.VUs, k.Think), "machine", "strategy", "service_ms", "at_once", "avg_ms", "rps")
 	for _, x := range []struct {
 		name string
@@ -92,7 +94,7 @@ func (k Knobs) Estimates(m Machines) *frame.Frame {
 		}
 		kk := k
 		if x.c != m.Source {
-			kk.CPUs = 0 // this machine's own
+			kk.CPUs, kk.VUs = 0, vusHere // this machine's own CPUs; Here's VUs
 		}
 		for _, r := range kk.Estimate(x.c).Rows() {
 			r["machine"] = x.name

@@ -132,7 +132,7 @@ func TestLessonKnobs(t *testing.T) {
 	if _, err := s000upload.Default.Here(context.Background(), -1, 1); err == nil || !strings.Contains(err.Error(), "VUs") {
 		t.Errorf("Here(VUs -1) = %v; want an error naming VUs", err)
 	}
-	f := s000upload.Default.Estimates(s000upload.Machines{Source: s000upload.SourceMachine(nil), Here: s000upload.SourceMachine(nil)})
+	f := s000upload.Default.Estimates(s000upload.Machines{Source: s000upload.SourceMachine(nil), Here: s000upload.SourceMachine(nil)}, 4)
 	if f.Len() != 8 {
 		t.Errorf("Estimates: %d rows; want 4 per machine\n%v", f.Len(), f)
 	}
