@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,7 +31,7 @@ func printMode(path string) (string, error) {
 
 // Endpoint is the model of one of the source's endpoints, a strategy: an
 // async def handler on uvicorn printing Lines lines per request through a
-// workload.Printer of the endpoint's mode to an unthrottled pipe — a
+// workload.Printer of the endpoint's mode to its Sink — a
 // write(2) per line on the event loop (print() under PYTHONUNBUFFERED=1 on
 // the loop), a queue drained by one writer (the buffered async writer), or
 // nothing. Each Start opens its own pipe and printer and the server's Close
@@ -42,8 +44,14 @@ func printMode(path string) (string, error) {
 // or the writer's append (async: the enqueue step's CPU time is topped up
 // to it). Without, it pays only the writes.
 type Endpoint struct {
-	Path   string // DoPrint, DoPrintAsync or DontPrint; also the label
-	Lines  int    // lines per request, 1..1,000,000
+	Path  string // DoPrint, DoPrintAsync or DontPrint; also the label
+	Lines int    // lines per request, 1..1,000,000
+	// Sink is where the lines go: "file" (a temporary file, removed at
+	// Close), "slow-pipe:RATE" (a pipe of PipeBuffer bytes read at RATE
+	// bytes a second, as the real app's slow pipe) or a
+	// workload.OpenSink spec ("devnull", "pipe", "pipe:40000B/s"); "" is
+	// "pipe", a pipe read as fast as it is written.
+	Sink   string
 	Python strategy.Python
 	Costs  *Costs
 }
@@ -70,14 +78,18 @@ func (p Endpoint) Start(ctx context.Context, _ pymodel.Workload, o strategy.Star
 		return nil, err
 	}
 	mode, _ := printMode(p.Path)
-	var sink *workload.Sink
+	var sink *fileSink
 	var err error
 	if mode != workload.PrintNone {
-		if sink, err = workload.OpenSink("pipe"); err != nil {
+		if sink, err = openSink(p.Sink); err != nil {
 			return nil, fmt.Errorf("s000print: endpoint %q: %w", p.Path, err)
 		}
 	}
-	pr, err := workload.NewPrinter(mode, sink, 0)
+	var ws *workload.Sink
+	if sink != nil {
+		ws = sink.Sink
+	}
+	pr, err := workload.NewPrinter(mode, ws, 0)
 	if err != nil {
 		closeSink(sink)
 		return nil, fmt.Errorf("s000print: endpoint %q: %w", p.Path, err)
@@ -143,17 +155,83 @@ func printAtLeast(pr *workload.Printer, lines int, line string, budget time.Dura
 	})
 }
 
-func closeSink(s *workload.Sink) {
+func closeSink(s *fileSink) {
 	if s != nil {
 		s.Close()
 	}
+}
+
+// fileSink is a workload.Sink and the temporary file it writes, if any.
+type fileSink struct {
+	*workload.Sink
+	path string
+}
+
+// Close closes the sink and removes its temporary file.
+func (s *fileSink) Close() error {
+	err := s.Sink.Close()
+	if s.path != "" {
+		err = errors.Join(err, os.Remove(s.path))
+	}
+	return err
+}
+
+// openSink opens spec ("" a fast pipe; "file" a fresh temporary file).
+func openSink(spec string) (*fileSink, error) {
+	switch spec {
+	case "":
+		spec = "pipe"
+	case "file":
+		f, err := os.CreateTemp("", "conclab-print-*.log")
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
+		s, err := workload.OpenFileSink(f.Name())
+		if err != nil {
+			os.Remove(f.Name())
+			return nil, err
+		}
+		return &fileSink{Sink: s, path: f.Name()}, nil
+	}
+	if r, ok := strings.CutPrefix(spec, SlowPipe+":"); ok {
+		rate, err := strconv.Atoi(r)
+		if err != nil || rate < 1 {
+			return nil, fmt.Errorf("slow pipe %q: want slow-pipe:BYTES_PER_SECOND", spec)
+		}
+		s, err := workload.NewPipeSink(float64(rate), 0, PipeBuffer)
+		if err != nil {
+			return nil, err
+		}
+		return &fileSink{Sink: s}, nil
+	}
+	s, err := workload.OpenSink(spec)
+	if err != nil {
+		return nil, err
+	}
+	return &fileSink{Sink: s}, nil
+}
+
+// PipeBuffer is the slow pipe's buffer, model and real (F_SETPIPE_SZ): a
+// page, 4 KiB, as a Linux terminal's line discipline holds, rather than a
+// pipe's default 64 KiB — so the reader's pace is felt within a second.
+const PipeBuffer = 4096
+
+// invalid is an experiment's one strategy when its knobs are out of
+// range: it fails to start with the knob's error, so a run says which.
+type invalid struct{ err error }
+
+func (s invalid) Label() string   { return "invalid knobs" }
+func (s invalid) Validate() error { return s.err }
+func (s invalid) Start(context.Context, pymodel.Workload, strategy.StartOptions) (strategy.Server, error) {
+	return nil, s.err
 }
 
 // printServer closes the printer and its sink after the server.
 type printServer struct {
 	strategy.Server
 	printer *workload.Printer
-	sink    *workload.Sink
+	sink    *fileSink
 	closed  bool
 	err     error
 }

@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/conclab/conclab/bench"
@@ -69,7 +70,25 @@ type Knobs struct {
 	Lines int
 	// CPUs is the modelled os.cpu_count() (0: this machine's).
 	CPUs int
+	// Destination is where the app's stdout goes, model and real alike:
+	// File (also ""), DevNull, or SlowPipe, a pipe whose reader takes
+	// PipeRate bytes a second (a terminal that cannot keep up: once the
+	// pipe's buffer is full every write waits for the reader).
+	Destination string
+	PipeRate    int
+	// Endpoints are the rows (nil: the source's three).
+	Endpoints []string
 }
+
+// The destinations of the app's stdout (Knobs.Destination).
+const (
+	File     = "file"      // a file on disk: a write is a copy into the page cache
+	DevNull  = "devnull"   // /dev/null: the kernel discards the bytes
+	SlowPipe = "slow-pipe" // a pipe read at PipeRate bytes a second
+)
+
+// Destinations lists them.
+func Destinations() []string { return []string{File, DevNull, SlowPipe} }
 
 // Default is the source's load (100 VUs, 10 s, 1 s think) with 10,000
 // lines a request.
@@ -88,8 +107,45 @@ func (k Knobs) Validate() error {
 		return fmt.Errorf("s000print: Lines must be in 1..1000000, got %d", k.Lines)
 	case k.CPUs < 0:
 		return fmt.Errorf("s000print: CPUs must not be negative, got %d", k.CPUs)
+	case k.destination() == SlowPipe && (k.PipeRate < 1 || k.PipeRate > 1_000_000_000):
+		return fmt.Errorf("s000print: PipeRate must be in 1..1000000000 bytes/s for the slow pipe, got %d", k.PipeRate)
+	}
+	switch k.destination() {
+	case File, DevNull, SlowPipe:
+	default:
+		return fmt.Errorf("s000print: Destination must be one of %s, got %q", strings.Join(Destinations(), ", "), k.Destination)
+	}
+	for _, ep := range k.Endpoints {
+		if _, err := printMode(ep); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+func (k Knobs) destination() string {
+	if k.Destination == "" {
+		return File
+	}
+	return k.Destination
+}
+
+func (k Knobs) endpoints() []string {
+	if k.Endpoints == nil {
+		return Endpoints()
+	}
+	return k.Endpoints
+}
+
+// sink is the model's workload sink spec for the destination.
+func (k Knobs) sink() string {
+	switch k.destination() {
+	case DevNull:
+		return "devnull"
+	case SlowPipe:
+		return fmt.Sprintf("%s:%d", SlowPipe, k.PipeRate)
+	}
+	return File
 }
 
 // Load is k6's closed VUs with think time.
@@ -100,30 +156,48 @@ func (k Knobs) Load() load.Closed {
 // Endpoint is the model of an endpoint with these knobs, paying costs
 // (nil: only its own writes).
 func (k Knobs) Endpoint(path string, costs *Costs) Endpoint {
-	return Endpoint{Path: path, Lines: k.Lines, Python: strategy.Python{CPUs: k.CPUs}, Costs: costs}
+	return Endpoint{Path: path, Lines: k.Lines, Sink: k.sink(), Python: strategy.Python{CPUs: k.CPUs}, Costs: costs}
 }
 
 // Experiment is the source's run on the model: every endpoint under k6's
 // closed VUs, paying costs (nil: none — the order holds, the figures do
-// not: CPython spends more per request than the model's Go).
+// not: CPython spends more per request than the model's Go). Knobs out of
+// range give an experiment whose strategies fail to start, naming the
+// knob (bench.Run returns that error); check with Validate first.
 func (k Knobs) Experiment(costs *Costs) bench.Experiment {
 	e := bench.Experiment{
-		Name: fmt.Sprintf("source 000 print: %d lines a request, %d VUs, %v, think %v", k.Lines, k.VUs, k.Duration, k.Think),
+		Name: fmt.Sprintf("source 000 print: %d lines a request to %s, %d VUs, %v, think %v", k.Lines, k.destination(), k.VUs, k.Duration, k.Think),
 		Load: k.Load(),
 	}
-	for _, ep := range Endpoints() {
+	if err := k.Validate(); err != nil {
+		e.Strategies = []strategy.Strategy{invalid{err}}
+		return e
+	}
+	if k.destination() == SlowPipe {
+		// Requests stuck behind a full pipe at the end are cut off after
+		// 2 s (interrupted), not waited for the default 10 s.
+		e.Options.GracefulStop = 2 * time.Second
+	}
+	for _, ep := range k.endpoints() {
 		e.Strategies = append(e.Strategies, k.Endpoint(ep, costs))
 	}
 	return e
 }
 
 // App is the source's real app under uvicorn, printing Lines lines a
-// request (?lines= overrides), stdout its log file.
+// request (?lines= overrides), stdout its log file, /dev/null or a pipe
+// read by a slow reader process (CONCLAB_PRINT_DEST) as Destination says.
 func (k Knobs) App() cpython.App {
+	env := map[string]string{"CONCLAB_PRINT_LINES": strconv.Itoa(k.Lines)}
+	switch k.destination() {
+	case DevNull:
+		env["CONCLAB_PRINT_DEST"] = DevNull
+	case SlowPipe:
+		env["CONCLAB_PRINT_DEST"] = fmt.Sprintf("%s:%d", SlowPipe, k.PipeRate)
+	}
 	return cpython.App{
 		Name: "uvicorn", Files: Files(), Module: "app000_print:app", Server: cpython.Uvicorn,
-		Env:      map[string]string{"CONCLAB_PRINT_LINES": strconv.Itoa(k.Lines)},
-		Requires: cpython.FastAPIModules,
+		Env: env, Requires: cpython.FastAPIModules,
 	}
 }
 
@@ -134,8 +208,11 @@ func (k Knobs) App() cpython.App {
 func (k Knobs) Versus(costs *Costs, o cpython.Options) bench.Experiment {
 	e := k.Experiment(costs)
 	e.Name += ", model vs real CPython"
+	if k.Validate() != nil {
+		return e
+	}
 	e.Strategies = nil
-	for _, ep := range Endpoints() {
+	for _, ep := range k.endpoints() {
 		e.Strategies = append(e.Strategies, k.Endpoint(ep, costs),
 			cpython.Real{Name: cpython.RealPrefix + ep, App: k.App(), Endpoint: ep, Options: o})
 	}
@@ -144,16 +221,43 @@ func (k Knobs) Versus(costs *Costs, o cpython.Options) bench.Experiment {
 
 // Service is an endpoint's time on the event loop per request: the
 // stack's own (costs' Loop) plus its lines (print() each for /doPrint, the
-// writer's append for /doPrintAsync, none for /dontPrint).
+// writer's append for /doPrintAsync, none for /dontPrint). Into the slow
+// pipe, /doPrint's loop also waits for the reader: once the pipe's buffer
+// is full a request's lines take their bytes / PipeRate, and S is the
+// larger of the two (the costs were measured into a file; /dev/null is a
+// little cheaper).
 func (k Knobs) Service(path string, c Costs) time.Duration {
 	s := c.Framework.Loop
 	switch path {
 	case DoPrint:
 		s += time.Duration(k.Lines) * c.PrintLine
+		if k.destination() == SlowPipe && k.PipeRate > 0 {
+			s = max(s, time.Duration(float64(RequestBytes(DoPrint, k.Lines))/float64(k.PipeRate)*float64(time.Second)))
+		}
 	case DoPrintAsync:
 		s += time.Duration(k.Lines) * c.AsyncLine
 	}
 	return s
+}
+
+// RequestBytes is what one request to the real app's endpoint prints:
+// lines lines "doPrint line 0\n", "doPrint line 1\n", ... (0 for
+// /dontPrint).
+func RequestBytes(path string, lines int) int {
+	prefix := 0
+	switch path {
+	case DoPrint:
+		prefix = len("doPrint line \n")
+	case DoPrintAsync:
+		prefix = len("doPrintAsync line \n")
+	default:
+		return 0
+	}
+	n := prefix * lines
+	for d, lo, hi := 1, 0, 10; lo < lines; d, lo, hi = d+1, hi, hi*10 {
+		n += d * (min(lines, hi) - lo) // the numbers of d digits
+	}
+	return n
 }
 
 // Estimate is the closed loop's arithmetic for each endpoint with costs:
@@ -161,10 +265,16 @@ func (k Knobs) Service(path string, c Costs) time.Duration {
 // Little's law for VUs N thinking Z: unsaturated, R ≈ S and X = N / (Z +
 // S); once N·S > Z + S the one loop is the bottleneck, X ≈ 1 / S and R ≈
 // N·S − Z (avg_ms, rps, saturated 1 or 0).
-func (k Knobs) Estimate(c Costs) *frame.Frame {
+//
+// Nil costs count only what the knobs give (the slow pipe's wait).
+func (k Knobs) Estimate(costs *Costs) *frame.Frame {
+	var c Costs
+	if costs != nil {
+		c = *costs
+	}
 	f := frame.Of(fmt.Sprintf("source 000 print estimated: %d VUs, think %v, %d lines", k.VUs, k.Think, k.Lines), "strategy", "service_ms", "avg_ms", "rps", "saturated")
 	n, z := float64(k.VUs), k.Think.Seconds()
-	for _, ep := range Endpoints() {
+	for _, ep := range k.endpoints() {
 		s := k.Service(ep, c).Seconds()
 		r, x, sat := s, n/(z+s), n*s > z+s
 		if sat {
@@ -179,18 +289,26 @@ func (k Knobs) Estimate(c Costs) *frame.Frame {
 }
 
 // Table is the source's figures (k6, 100 VUs, 10 s): strategy, avg_ms,
-// rps, and rps_vs_none (over /dontPrint's).
+// rps, rps_vs_none (over /dontPrint's), and the think time the source does
+// not state: think_s, inferred from the row by Little's law (ImpliedThink),
+// and think, saying so.
 func Table() *frame.Frame {
-	f := frame.Of("source 000 print: k6 100 VUs, 10 s", "strategy", "avg_ms", "rps", "rps_vs_none")
+	f := frame.Of("source 000 print: k6 100 VUs, 10 s (think time not stated: inferred)", "strategy", "avg_ms", "rps", "rps_vs_none", "think_s", "think")
 	for _, r := range []frame.Row{
 		{"strategy": DoPrint, "avg_ms": 2160.0, "rps": 29.0, "rps_vs_none": 29.0 / 98},
 		{"strategy": DoPrintAsync, "avg_ms": 411.0, "rps": 70.8, "rps_vs_none": 70.8 / 98},
 		{"strategy": DontPrint, "avg_ms": 15.4, "rps": 98.0, "rps_vs_none": 1.0},
 	} {
+		r["think_s"] = littleZ(100, r.Float("rps"), r.Float("avg_ms")/1000)
+		r["think"] = "inferred: Z = N/X − R"
 		f.MustAppend(r)
 	}
 	return f
 }
+
+// littleZ is Little's law for a closed loop solved for the think time:
+// N = X (R + Z), so Z = N / X − R.
+func littleZ(n, x, r float64) float64 { return n/x - r }
 
 // ImpliedThink is the think time the source's figures imply by Little's
 // law for a closed loop — N = X (R + Z), so Z = N / X − R — for each row
@@ -200,10 +318,10 @@ func Table() *frame.Frame {
 // VUs at 15.4 ms would have made about 6,500 req/s, not 98.
 func ImpliedThink() *frame.Frame {
 	t := Table()
-	f := frame.Of("source 000 print: think time implied by Little's law (Z = N/X − R)", "strategy", "vus", "rps", "avg_ms", "think_s")
+	f := frame.Of("source 000 print: think time implied by Little's law (Z = N/X − R)", "strategy", "vus", "rps", "avg_ms", "think_s", "no_think_rps")
 	for _, r := range t.Rows() {
 		x, rt := r.Float("rps"), r.Float("avg_ms")/1000
-		f.MustAppend(frame.Row{"strategy": r.Text("strategy"), "vus": 100, "rps": x, "avg_ms": rt * 1000, "think_s": 100/x - rt})
+		f.MustAppend(frame.Row{"strategy": r.Text("strategy"), "vus": 100, "rps": x, "avg_ms": rt * 1000, "think_s": littleZ(100, x, rt), "no_think_rps": 100 / rt})
 	}
 	return f
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,7 +55,7 @@ func TestEstimate(t *testing.T) {
 	t.Parallel()
 	c := s000print.Costs{Framework: pymodel.FrameworkCost{Loop: 500 * time.Microsecond}, PrintLine: 3400 * time.Nanosecond}
 	k := s000print.Default
-	f := k.Estimate(c)
+	f := k.Estimate(&c)
 	if s := f.Float("service_ms", 0); math.Abs(s-34.5) > 1e-9 {
 		t.Errorf("/doPrint service %v ms; want 34.5", s)
 	}
@@ -109,5 +110,74 @@ func TestCalibration(t *testing.T) {
 	}
 	if c.PrintLine <= c.PrintWrite || c.AsyncLine <= 0 || c.Framework.Loop <= 0 {
 		t.Errorf("costs %+v: want print() above one write, an append and a loop cost\n%v", c, tb)
+	}
+}
+
+// The bytes a request prints: "doPrint line 0\n" .. "doPrint line 11\n".
+func TestRequestBytes(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		path  string
+		lines int
+		want  int
+	}{
+		{s000print.DoPrint, 1, 15},
+		{s000print.DoPrint, 12, 12*14 + 10 + 2*2},
+		{s000print.DoPrint, 1000, 1000*14 + 10 + 90*2 + 900*3},
+		{s000print.DoPrintAsync, 1, 20},
+		{s000print.DontPrint, 1000, 0},
+	} {
+		if got := s000print.RequestBytes(tt.path, tt.lines); got != tt.want {
+			t.Errorf("RequestBytes(%s, %d) = %d; want %d", tt.path, tt.lines, got, tt.want)
+		}
+	}
+}
+
+// Knobs out of range are errors naming the knob, from Validate and from a
+// run of the experiment.
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		k    s000print.Knobs
+		want string
+	}{
+		{s000print.Knobs{VUs: -1, Duration: time.Second, Lines: 1}, "VUs"},
+		{s000print.Knobs{VUs: 1, Duration: time.Second, Lines: 0}, "Lines"},
+		{s000print.Knobs{VUs: 1, Duration: time.Second, Lines: 1, Think: -time.Second}, "Think"},
+		{s000print.Knobs{VUs: 1, Duration: time.Second, Lines: 1, Destination: "tty"}, "Destination"},
+		{s000print.Knobs{VUs: 1, Duration: time.Second, Lines: 1, Destination: s000print.SlowPipe}, "PipeRate"},
+	} {
+		err := tt.k.Validate()
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: Validate() = %v; want an error naming %s", tt.k, err, tt.want)
+		}
+		if _, err := bench.Run(context.Background(), tt.k.Experiment(nil)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: run = %v; want an error naming %s", tt.k, err, tt.want)
+		}
+	}
+}
+
+// Into a slow pipe, /doPrint's loop waits for the reader: one line a
+// request, 20 VUs thinking 50 ms, a reader taking 300 B/s (20 lines of 15
+// bytes a second) saturates it once the pipe's 4 KiB are full; and the model, with the same knobs, is
+// far slower than into a file.
+func TestSlowPipe(t *testing.T) {
+	k := s000print.Knobs{VUs: 20, Duration: 2 * time.Second, Think: 50 * time.Millisecond, Lines: 1,
+		Destination: s000print.SlowPipe, PipeRate: 300, Endpoints: []string{s000print.DoPrint}}
+	est := k.Estimate(nil)
+	if s := est.Float("service_ms", 0); math.Abs(s-50) > 1e-9 || est.Float("saturated", 0) != 1 {
+		t.Errorf("slow pipe estimate %v", est)
+	}
+	slow, err := bench.Run(context.Background(), k.Experiment(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.Destination = s000print.File
+	fast, err := bench.Run(context.Background(), k.Experiment(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := slow.Value(s000print.DoPrint, "rps"), fast.Value(s000print.DoPrint, "rps"); !(a < b/3) {
+		t.Errorf("into the slow pipe %v req/s, into a file %v req/s; want the pipe far slower\n%v\n%v", a, b, slow.Summary, fast.Summary)
 	}
 }

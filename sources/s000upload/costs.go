@@ -13,6 +13,7 @@ import (
 	"github.com/conclab/conclab/bench/calib"
 	"github.com/conclab/conclab/bench/cpython"
 	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/bench/workload"
 	"github.com/conclab/conclab/sources/s000print"
 )
 
@@ -37,7 +38,23 @@ var stepNames = []struct{ key, name string }{
 // AnyIO's threads.
 var crowdNs = []int{1, 6, 20}
 
+// PNGPart is the calibration's part for the source's small image, the 7 KB
+// PNG (its k6 script's test_image_1.png): the same steps, the crowd alone,
+// a few inserts — a second or two.
+const PNGPart = "000 upload png"
+
 func init() {
+	calib.Register(calib.Measurement{Name: PNGPart, Files: Files(), Measure: func(ctx context.Context, o calib.Options) ([]calib.Cost, error) {
+		img, err := Image(ctx, cpython.Options{Python: o.Python}, ImageSize{}, true)
+		if err != nil {
+			return nil, err
+		}
+		c, err := Measure{Path: img, Repeat: 3, Crowd: []int{1}, ProbeSeconds: 0.05, Inserts: 3}.Run(ctx, cpython.Options{Python: o.Python})
+		if err != nil {
+			return nil, err
+		}
+		return c.Calib(), nil
+	}})
 	calib.Register(calib.Measurement{Name: Part, Files: Files(), Measure: func(ctx context.Context, o calib.Options) ([]calib.Cost, error) {
 		m := Measure{}
 		if o.Quick {
@@ -173,32 +190,35 @@ func (c *Costs) Calib() []calib.Cost {
 // CostsFrom reads this machine's Costs from a calibration table holding the
 // framework's part and this source's (calib.Machine(ctx, "",
 // calib.FrameworkPart, s000upload.Part)).
-func CostsFrom(t *calib.Table) (*Costs, error) {
+func CostsFrom(t *calib.Table) (*Costs, error) { return costsFrom(t, Part) }
+
+// costsFrom reads Costs from the table's part (Part or PNGPart).
+func costsFrom(t *calib.Table, part string) (*Costs, error) {
 	fw, err := calib.Framework(t)
 	if err != nil {
 		return nil, err
 	}
 	c := &Costs{Machine: t.Machine, CPUs: t.CPUs, Framework: fw}
 	for _, n := range stepNames {
-		v, err := t.Cost(Part, n.name)
+		v, err := t.Cost(part, n.name)
 		if err != nil {
 			return nil, err
 		}
 		c.Steps = append(c.Steps, Step{Name: v.Name, CPU: v.Value, GILHeld: v.GILHeld})
 	}
-	p, _ := t.Part(Part)
+	p, _ := t.Part(part)
 	for _, cost := range p.Costs {
 		var n int
 		if _, err := fmt.Sscanf(cost.Name, "convert_image %d at once", &n); err == nil {
 			c.Crowd = append(c.Crowd, CrowdCost{N: n, CPU: cost.Value})
 		}
 	}
-	h, err := t.Cost(Part, "sha256")
+	h, err := t.Cost(part, "sha256")
 	if err != nil {
 		return nil, err
 	}
 	c.Hash = Step{Name: "sha256 (hashlib)", CPU: h.Value, GILHeld: h.GILHeld}
-	ins, err := t.Cost(Part, "insert")
+	ins, err := t.Cost(part, "insert")
 	if err != nil {
 		return nil, err
 	}
@@ -340,8 +360,8 @@ func (m Measure) Run(ctx context.Context, o cpython.Options) (*Costs, error) {
 type ImageSize struct{ Width, Height int }
 
 // Image returns the path of the source's test image, drawn by Pillow
-// (gen_images.py) once per machine and size into the user's cache
-// directory: the large JPEG at size (zero: 8K, about 1.4 MB), or with
+// (gen_images.py) once per machine and size into the lab's cache
+// directory (workload.CacheDir: $CONCLAB_CACHE_DIR, else the user's): the large JPEG at size (zero: 8K, about 1.4 MB), or with
 // small the 7 KB PNG. Model and real uploads send the same file.
 func Image(ctx context.Context, o cpython.Options, size ImageSize, small bool) (string, error) {
 	w, h := size.Width, size.Height
@@ -351,11 +371,7 @@ func Image(ctx context.Context, o cpython.Options, size ImageSize, small bool) (
 	if w <= 0 || h <= 0 || w > 20000 || h > 20000 {
 		return "", fmt.Errorf("s000upload: image size %dx%d out of range (1..20000)", w, h)
 	}
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		dir = os.TempDir()
-	}
-	parent := filepath.Join(dir, "conclab", "s000upload-images")
+	parent := filepath.Join(workload.CacheDir(), "s000upload-images")
 	final := filepath.Join(parent, fmt.Sprintf("%dx%d", w, h))
 	name := "test_image_2.jpg"
 	if small {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,6 +90,51 @@ func TestShapeSourceMachine(t *testing.T) {
 	}
 	if !slices.ContainsFunc(checks, func(c shape.Check) bool { return c.What == "slowest (avg), model" }) {
 		t.Error("no ordering check where the arithmetic is clear")
+	}
+	// The lesson's correction: one GIL holder at a time, yet several
+	// conversions in Pillow's C code at once in sync's one process, one
+	// at a time on asyncio's loop.
+	p := s000upload.Parallel(res)
+	in := func(s string) float64 { v, _ := p.Get("strategy", s, "max_in_pillow_c"); return v }
+	for _, s := range []string{s000upload.Sync, s000upload.AsyncIO, s000upload.ThreadPool} { // ProcessPool: in its workers
+		if g, _ := p.Get("strategy", s, "max_gil_holders"); g != 1 {
+			t.Errorf("%s: %v GIL holders at once\n%v", s, g, p)
+		}
+	}
+	if in(s000upload.Sync) < 2 || in(s000upload.AsyncIO) != 1 {
+		t.Errorf("conversions in C at once: sync %v (want >= 2), asyncio %v (want 1)\n%v", in(s000upload.Sync), in(s000upload.AsyncIO), p)
+	}
+}
+
+// Every row of the source's table implies about the script's 1 s of think
+// time (Little's law: 20/15.7 - 0.257 = 1.017 for sync).
+func TestTableThink(t *testing.T) {
+	t.Parallel()
+	for i, z := range s000upload.Table().Floats("think_s") {
+		if z < 0.95 || z > 1.1 {
+			t.Errorf("row %d implies %v s of think time; want about 1", i, z)
+		}
+	}
+}
+
+// The lesson's knobs: the image by name, uploads in range, named errors.
+func TestLessonKnobs(t *testing.T) {
+	t.Parallel()
+	if small, err := s000upload.IsSmall(s000upload.PNG7KB); err != nil || !small {
+		t.Errorf("IsSmall(PNG) = %v, %v", small, err)
+	}
+	if _, err := s000upload.IsSmall("4K"); err == nil || !strings.Contains(err.Error(), "image") {
+		t.Errorf("IsSmall(4K) = %v; want an error naming the image knob", err)
+	}
+	if _, err := s000upload.Default.Here(context.Background(), 4, 0); err == nil || !strings.Contains(err.Error(), "uploads") {
+		t.Errorf("Here(0 uploads) = %v; want an error naming uploads", err)
+	}
+	if _, err := s000upload.Default.Here(context.Background(), -1, 1); err == nil || !strings.Contains(err.Error(), "VUs") {
+		t.Errorf("Here(VUs -1) = %v; want an error naming VUs", err)
+	}
+	f := s000upload.Default.Estimates(s000upload.Machines{Source: s000upload.SourceMachine(nil), Here: s000upload.SourceMachine(nil)}, 4)
+	if f.Len() != 8 {
+		t.Errorf("Estimates: %d rows; want 4 per machine\n%v", f.Len(), f)
 	}
 }
 

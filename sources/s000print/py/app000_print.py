@@ -11,14 +11,57 @@ PYTHONUNBUFFERED=1 (the Go side sets it), so every print is a write(2).
 The source shows only the table for these endpoints (its chapter 2 code is
 not in the excerpt); this is conclab's reading of "sync print" vs "async
 print" vs none. ?lines= overrides the line count per request.
+
+CONCLAB_PRINT_DEST (not part of the source) sends stdout elsewhere than the
+log file the lab gives it: "devnull", or "slow-pipe:RATE", a pipe read by a
+child process that takes RATE bytes a second (a terminal that cannot keep
+up; the pipe holds 4 KiB, as a terminal does) and exits when this process
+does.
 """
 import asyncio
 import os
+import subprocess
 import sys
 
 from fastapi import FastAPI
 
 from _conclab import env_int
+
+_READER = """
+import os, sys, time
+rate, parent = float(sys.argv[1]), int(sys.argv[2])
+chunk = max(1, int(rate / 20))
+while os.getppid() == parent:
+    b = os.read(0, chunk)
+    if not b:
+        break
+    time.sleep(len(b) / rate)
+"""
+
+
+def _redirect_stdout(dest):
+    if not dest:
+        return
+    sys.stdout.flush()
+    if dest == "devnull":
+        fd = os.open(os.devnull, os.O_WRONLY)
+    elif dest.startswith("slow-pipe:"):
+        r, fd = os.pipe()
+        try:  # a terminal's 4 KiB rather than a pipe's 64 KiB (F_SETPIPE_SZ)
+            import fcntl
+            fcntl.fcntl(fd, 1031, 4096)
+        except OSError:
+            pass
+        subprocess.Popen([sys.executable, "-c", _READER, dest.split(":", 1)[1], str(os.getpid())],
+                         stdin=r, stdout=subprocess.DEVNULL, close_fds=True)
+        os.close(r)
+    else:
+        raise SystemExit(f"CONCLAB_PRINT_DEST: want devnull or slow-pipe:RATE, got {dest!r}")
+    os.dup2(fd, 1)
+    os.close(fd)
+
+
+_redirect_stdout(os.environ.get("CONCLAB_PRINT_DEST", ""))
 
 app = FastAPI()
 
