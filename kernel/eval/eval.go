@@ -42,6 +42,7 @@ package eval
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"go/parser"
 	"go/scanner"
@@ -60,8 +61,10 @@ import (
 	"time"
 
 	"github.com/traefik/yaegi/interp"
-	"github.com/traefik/yaegi/stdlib"
-	"github.com/traefik/yaegi/stdlib/unrestricted"
+	yaegiunsafe "github.com/traefik/yaegi/stdlib/unsafe"
+
+	"github.com/conclab/conclab/internal/symbols/stdlib"
+	"github.com/conclab/conclab/kernel/eval/internal/genstd"
 
 	"github.com/conclab/conclab/display"
 	"github.com/conclab/conclab/kernel/cell"
@@ -157,9 +160,14 @@ type Session struct {
 	stdoutVar *os.File
 	stderrVar *os.File
 	stdinVar  io.Reader
-	groups    map[int]bool // process groups of `$ cmd` lines that may be running
-	code      string       // the cell being evaluated (guarded by evalMu)
-	lib       *linked      // the packages linked in
+	stdin     io.Reader     // what fmt.Scan* read
+	args      []string      // os.Args in cells
+	flags     *flag.FlagSet // flag.CommandLine in cells
+	groups    map[int]bool  // process groups of `$ cmd` lines that may be running
+	code      string        // the cell being evaluated (guarded by evalMu)
+	lib       *linked       // the packages linked in
+	types     *typeState    // the type checker's context (guarded by evalMu)
+	fresh     int           // counter of names the passes make (guarded by evalMu)
 }
 
 type sinkValue struct {
@@ -371,6 +379,7 @@ func New(opts Options) (*Session, error) {
 		s.stdinVar = &lineReader{input: opts.Input}
 		stdin = s.stdinVar
 	}
+	s.stdin = stdin
 	s.in = interp.New(interp.Options{
 		Stdout:       s.out.w,
 		Stderr:       s.diag,
@@ -380,11 +389,12 @@ func New(opts Options) (*Session, error) {
 		Args:         []string{"conclab"},
 	})
 	s.lib = newLinked(opts.Symbols)
-	uses := []interp.Exports{stdlib.Symbols, unrestricted.Symbols}
+	overrides := s.overrides()
+	uses := []interp.Exports{stdTables(), yaegiunsafe.Symbols, genstd.RTSymbols()}
 	if opts.Symbols.Packages != nil {
 		uses = append(uses, opts.Symbols.Packages)
 	}
-	uses = append(uses, s.overrides())
+	uses = append(uses, overrides, s.mapTypes(overrides))
 	for _, u := range uses {
 		if err := s.in.Use(u); err != nil {
 			s.Close()
@@ -392,6 +402,16 @@ func New(opts Options) (*Session, error) {
 		}
 	}
 	s.in.ImportUsed()
+	if err := s.loadStdSources(); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	tables := []map[string]map[string]reflect.Value{stdlib.Symbols, genstd.RTSymbols()}
+	if opts.Symbols.Packages != nil {
+		tables = append(tables, opts.Symbols.Packages)
+	}
+	tables = append(tables, map[string]map[string]reflect.Value{sinkPath + "/sink": overrides[sinkPath+"/sink"]})
+	s.types = newTypeState(newImporter(tables...), s.resolvePackage)
 	first := preludeNoDisplay
 	if s.lib.has(displayPath) {
 		first = preludeDisplay
@@ -444,7 +464,43 @@ func (s *Session) overrides() interp.Exports {
 	if s.stdinVar != nil {
 		ex["os/os"]["Stdin"] = reflect.ValueOf(&s.stdinVar).Elem()
 	}
+	// fmt's printing goes to the cell's stream and its scanning reads the
+	// session's input, os.Args is the interpreter's, and a flag error
+	// panics rather than exiting (yaegi does this itself only for tables
+	// under "fmt/fmt", see stdTables).
+	out := s.out.w
+	ex[fmtKey] = map[string]reflect.Value{
+		"Print":   reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprint(out, a...) }),
+		"Printf":  reflect.ValueOf(func(f string, a ...any) (int, error) { return fmt.Fprintf(out, f, a...) }),
+		"Println": reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprintln(out, a...) }),
+		"Scan":    reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fscan(s.stdin, a...) }),
+		"Scanf":   reflect.ValueOf(func(f string, a ...any) (int, error) { return fmt.Fscanf(s.stdin, f, a...) }),
+		"Scanln":  reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fscanln(s.stdin, a...) }),
+	}
+	s.args = []string{"conclab"}
+	ex["os/os"]["Args"] = reflect.ValueOf(&s.args).Elem()
+	fs := flag.NewFlagSet(s.args[0], flag.PanicOnError)
+	fs.SetOutput(s.errf.w)
+	s.flags = fs
+	ex["flag/flag"] = map[string]reflect.Value{"CommandLine": reflect.ValueOf(&s.flags).Elem()}
 	return ex
+}
+
+// mapTypes is the MapTypes table (see stdlib.MapTypes) with the session's
+// replacements of fmt's and log's printing functions added.
+func (s *Session) mapTypes(overrides interp.Exports) interp.Exports {
+	mt := make(map[reflect.Value][]reflect.Type, len(stdlib.MapTypes)+16)
+	for k, v := range stdlib.MapTypes {
+		mt[k] = v
+	}
+	for _, key := range []string{fmtKey, "log/log"} {
+		for name, v := range overrides[key] {
+			if strings.HasPrefix(name, "Print") || strings.HasPrefix(name, "Fatal") || strings.HasPrefix(name, "Panic") {
+				mt[v] = stdlib.Printing
+			}
+		}
+	}
+	return interp.Exports{".": {"MapTypes": reflect.ValueOf(mt)}}
 }
 
 // fatalLog is the panic of log.Fatal* in a cell: the message is logged, and
@@ -621,6 +677,18 @@ func (s *Session) evalCell(ctx context.Context, code string) (Result, error) {
 // runGuarded runs a segment with its goroutines guarded against panics (see
 // guardGoroutines), or as written when the guarded form does not compile.
 func (s *Session) runGuarded(ctx context.Context, seg segment) error {
+	decl := seg.kind == segDecl
+	orig := seg.src
+	var c *checked
+	seg.src, c = s.typedRewrite(seg.src, decl)
+	err := s.runRewritten(ctx, seg, orig)
+	if err == nil {
+		s.types.record(c, orig, decl)
+	}
+	return err
+}
+
+func (s *Session) runRewritten(ctx context.Context, seg segment, orig string) error {
 	if seg.kind == segDecl {
 		for _, t := range typeNames(seg.src) {
 			s.mu.Lock()
@@ -646,7 +714,7 @@ func (s *Session) runGuarded(ctx context.Context, seg segment) error {
 	}
 	if len(pieces) == 1 {
 		// One piece: the original is the last fallback.
-		return s.runPiece(ctx, pieces[0].src, false, seg.line, seg.src)
+		return s.runPiece(ctx, pieces[0].src, false, seg.line, seg.src, orig)
 	}
 	for _, p := range pieces {
 		if ctx.Err() != nil {
@@ -745,6 +813,7 @@ func (s *Session) evalExpr(ctx context.Context, seg segment) (Result, error) {
 	// a method of a session variable of a linked-in type, are known
 	// without running anything. (Other calls are tried wrapped; a
 	// multi-value call then fails to compile and runs plainly.)
+	seg.src, _ = s.typedRewrite(seg.src, false)
 	results, known := s.callResults(seg.src)
 	single := !known || len(results) == 1
 	if decl, call, ok := hoistFuncLitCall(seg.src, 0); ok {

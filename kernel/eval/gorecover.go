@@ -20,11 +20,6 @@ var builtinFuncs = map[string]bool{"append": true, "cap": true, "clear": true, "
 	"copy": true, "delete": true, "imag": true, "len": true, "make": true, "max": true, "min": true, "new": true,
 	"panic": true, "print": true, "println": true, "real": true, "recover": true}
 
-type edit struct {
-	from, to int
-	text     string
-}
-
 // guardGoroutines rewrites the go statements of src so that a panic in the
 // goroutine is recovered:
 //

@@ -1,0 +1,131 @@
+package eval
+
+import (
+	"fmt"
+	"go/types"
+	"os"
+	"sort"
+	"strings"
+)
+
+// typedPass is a source rewrite that needs the segment's types.
+type typedPass struct {
+	name string
+	// limit is the interpreter limit the pass exists for.
+	limit string
+	// removable is the condition under which the pass could go.
+	removable string
+	apply     func(*typedCtx) []edit
+}
+
+// typedPasses run on every Go segment, in this order, on the source as
+// written (their edits do not overlap: each replaces its own tokens and
+// keeps the expressions inside them in place, so one pass's edits inside
+// another's construct survive).
+var typedPasses = []typedPass{
+	{"overlay", "generic functions and types of compiled packages cannot be linked into yaegi " +
+		"(sync.OnceValue, errors.AsType, atomic.Pointer): they come from interpreted overlay packages",
+		"yaegi links generic API of compiled packages", passOverlay},
+	{"instantiate", "yaegi cannot infer type arguments (slices.Sort(s) fails, slices.Sort[[]int, int](s) runs)",
+		"yaegi infers type arguments", passInstantiate},
+	{"builtins", "yaegi has no min, max or clear (Go 1.21)", "yaegi implements them", passBuiltins},
+	{"rangeint", "yaegi cannot range over an integer (Go 1.22)", "yaegi ranges over integers", passRangeInt},
+	{"rangefunc", "yaegi cannot range over a function (Go 1.23 iterators)", "yaegi ranges over functions", passRangeFunc},
+	{"loopvar", "yaegi shares a loop's variables between iterations (Go before 1.22)",
+		"yaegi makes loop variables per iteration", passLoopVar},
+	{"genericdefine", "yaegi's compiler panics (\"nil type\") on a multi-value result of a generic function defining session variables",
+		"yaegi types generic multi-value results at the top level", passGenericDefine},
+}
+
+// edit replaces src[from:to] by text (an insertion when from == to).
+type edit struct {
+	from, to int
+	text     string
+}
+
+// applyEdits applies edits to src. Edits are applied in order of position
+// (insertions at one position in the order given); an edit overlapping an
+// earlier one is dropped, and reported.
+func applyEdits(src string, edits []edit) (string, []edit) {
+	sort.SliceStable(edits, func(i, j int) bool { return edits[i].from < edits[j].from })
+	var b strings.Builder
+	var dropped []edit
+	at := 0
+	for _, e := range edits {
+		if e.from < at || e.to < e.from || e.to > len(src) {
+			dropped = append(dropped, e)
+			continue
+		}
+		b.WriteString(src[at:e.from])
+		b.WriteString(e.text)
+		at = e.to
+	}
+	b.WriteString(src[at:])
+	return b.String(), dropped
+}
+
+// typedRewrite type-checks a segment in the session's context and applies
+// the typed passes. It returns the rewritten source (src when nothing
+// applies) and the check, for recording what the segment declared.
+func (s *Session) typedRewrite(src string, decl bool) (string, *checked) {
+	c := s.types.check(src, decl)
+	if c == nil || c.info == nil {
+		return src, c
+	}
+	tc := newTypedCtx(c, &s.fresh, s.segPkgName(c))
+	tc.overlay = s.overlayOf
+	var edits []edit
+	for _, p := range typedPasses {
+		edits = append(edits, p.apply(tc)...)
+	}
+	if len(c.errs) > 0 && traceEnabled {
+		for _, e := range c.errs {
+			fmt.Fprintf(os.Stderr, "[pipeline] type error: %v\n", e)
+		}
+	}
+	if len(edits) == 0 {
+		return src, c
+	}
+	out, dropped := applyEdits(src, edits)
+	if traceEnabled {
+		fmt.Fprintf(os.Stderr, "[pipeline] typed passes:\n%s\n[pipeline] gives:\n%s\n", src, out)
+		for _, d := range dropped {
+			fmt.Fprintf(os.Stderr, "[pipeline] dropped overlapping edit %+v\n", d)
+		}
+	}
+	return out, c
+}
+
+// traceEnabled shows each segment's rewrites on the process's stderr
+// (CONCLAB_PIPELINE_TRACE=1), for working on the pipeline.
+var traceEnabled = os.Getenv("CONCLAB_PIPELINE_TRACE") == "1"
+
+// segPkgName returns how the segment of c can refer to a package by path,
+// as the interpreter will see it: a name the cell or an earlier one
+// imported it as, the name a linked package is known by without an
+// import, or an interpreted package's own name.
+func (s *Session) segPkgName(c *checked) func(string) (string, bool) {
+	return func(p string) (string, bool) {
+		best := ""
+		for n, q := range c.names {
+			if q == p && !strings.HasPrefix(n, "_clq") && (best == "" || n < best) {
+				best = n
+			}
+		}
+		if best != "" {
+			return best, true
+		}
+		for _, sp := range stdPackages {
+			if sp.Path == p {
+				return p, true
+			}
+		}
+		return s.lib.nameOf(p)
+	}
+}
+
+// overlayOf names the overlay package obj belongs to ("" when none).
+func (s *Session) overlayOf(obj types.Object) string {
+	o, _ := s.types.imp.OverlayOf(obj)
+	return o
+}

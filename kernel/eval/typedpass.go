@@ -1,0 +1,431 @@
+package eval
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// typedCtx is what a typed pass works on: one checked segment.
+type typedCtx struct {
+	c       *checked
+	parents map[ast.Node]ast.Node
+	nodes   []ast.Node // the segment's nodes, in source order
+	seq     *int       // fresh-name counter of the session
+	// pkgName is the name a package can be referred to by in the segment
+	// (how the interpreter will see it), ok false when it cannot.
+	pkgName func(path string) (string, bool)
+	// overlay names the overlay package of an object ("" when none).
+	overlay func(types.Object) string
+}
+
+func newTypedCtx(c *checked, seq *int, pkgName func(string) (string, bool)) *typedCtx {
+	tc := &typedCtx{c: c, parents: map[ast.Node]ast.Node{}, seq: seq, pkgName: pkgName}
+	var stack []ast.Node
+	ast.Inspect(c.file, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return false
+		}
+		if len(stack) > 0 {
+			tc.parents[n] = stack[len(stack)-1]
+		}
+		stack = append(stack, n)
+		if c.inSeg(n.Pos()) && c.inSeg(n.End()) {
+			tc.nodes = append(tc.nodes, n)
+		}
+		return true
+	})
+	return tc
+}
+
+func (tc *typedCtx) fresh(prefix string) string {
+	*tc.seq++
+	return prefix + strconv.Itoa(*tc.seq)
+}
+
+// typeString writes t as the segment can name it.
+func (tc *typedCtx) typeString(t types.Type) (string, bool) {
+	if !printable(t, true) {
+		return "", false
+	}
+	ok := true
+	s := types.TypeString(t, func(p *types.Package) string {
+		if p.Path() == "main" {
+			return ""
+		}
+		n, found := tc.pkgName(p.Path())
+		if !found {
+			ok = false
+		}
+		return n
+	})
+	return s, ok
+}
+
+func (tc *typedCtx) off(p token.Pos) int { return tc.c.off(p) }
+
+// insertAt and replace build edits in segment offsets.
+func (tc *typedCtx) insertAt(p token.Pos, text string) edit {
+	o := tc.off(p)
+	return edit{from: o, to: o, text: text}
+}
+
+func (tc *typedCtx) replace(from, to token.Pos, text string) edit {
+	return edit{from: tc.off(from), to: tc.off(to), text: text}
+}
+
+// passOverlay refers to the generic members of mixed standard packages
+// (sync.OnceValue) through their interpreted overlay package.
+func passOverlay(tc *typedCtx) []edit {
+	over := tc.overlay
+	var out []edit
+	for _, n := range tc.nodes {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			continue
+		}
+		x, ok := sel.X.(*ast.Ident)
+		if !ok {
+			continue
+		}
+		if _, isPkg := tc.c.info.Uses[x].(*types.PkgName); !isPkg {
+			continue
+		}
+		if op := over(tc.c.info.Uses[sel.Sel]); op != "" {
+			out = append(out, tc.replace(x.Pos(), x.End(), op))
+		}
+	}
+	return out
+}
+
+// passInstantiate writes the type arguments the checker inferred for each
+// use of a generic function: yaegi cannot infer them.
+func passInstantiate(tc *typedCtx) []edit {
+	var out []edit
+	ids := make([]*ast.Ident, 0, len(tc.c.info.Instances))
+	for id := range tc.c.info.Instances {
+		if tc.c.inSeg(id.Pos()) {
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i].Pos() < ids[j].Pos() })
+	for _, id := range ids {
+		inst := tc.c.info.Instances[id]
+		if _, isFunc := tc.c.info.Uses[id].(*types.Func); !isFunc || inst.TypeArgs.Len() == 0 {
+			continue
+		}
+		var args []string
+		ok := true
+		for i := 0; i < inst.TypeArgs.Len(); i++ {
+			s, printed := tc.typeString(inst.TypeArgs.At(i))
+			if !printed {
+				ok = false
+				break
+			}
+			args = append(args, s)
+		}
+		if !ok {
+			continue
+		}
+		list := "[" + strings.Join(args, ", ") + "]"
+		// The expression naming the function: id or pkg.id.
+		var fun ast.Node = id
+		if sel, ok := tc.parents[id].(*ast.SelectorExpr); ok && sel.Sel == id {
+			fun = sel
+		}
+		switch p := tc.parents[fun].(type) {
+		case *ast.IndexExpr:
+			if p.X == fun {
+				out = append(out, tc.replace(p.Lbrack, p.Rbrack+1, list))
+				continue
+			}
+		case *ast.IndexListExpr:
+			if p.X == fun {
+				out = append(out, tc.replace(p.Lbrack, p.Rbrack+1, list))
+				continue
+			}
+		}
+		out = append(out, tc.insertAt(fun.End(), list))
+	}
+	return out
+}
+
+// builtinPkg is the interpreted package holding min, max and clear.
+const builtinPkg = "conclab_builtin"
+
+// passBuiltins gives yaegi the builtins of Go 1.21 it lacks: min and max of
+// constants are folded (they are constants in Go), other calls and clear go
+// to package conclab_builtin with the type argument written.
+func passBuiltins(tc *typedCtx) []edit {
+	var out []edit
+	for _, n := range tc.nodes {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			continue
+		}
+		id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+		if !ok {
+			continue
+		}
+		b, ok := tc.c.info.Uses[id].(*types.Builtin)
+		if !ok {
+			continue
+		}
+		switch b.Name() {
+		case "min", "max":
+			tv := tc.c.info.Types[call]
+			if tv.Value != nil {
+				if lit, ok := tc.constText(tv); ok {
+					out = append(out, tc.replace(call.Pos(), call.End(), lit))
+				}
+				continue
+			}
+			t, ok := tc.typeString(tv.Type)
+			if !ok || tv.Type == nil {
+				continue
+			}
+			name := "Min"
+			if b.Name() == "max" {
+				name = "Max"
+			}
+			out = append(out, tc.replace(id.Pos(), id.End(), builtinPkg+"."+name+"["+t+"]"))
+		case "clear":
+			out = append(out, tc.replace(id.Pos(), id.End(), builtinPkg+".Clear"))
+		}
+	}
+	return out
+}
+
+// constText writes a constant value of a typed or untyped type as source.
+func (tc *typedCtx) constText(tv types.TypeAndValue) (string, bool) {
+	v := tv.Value
+	var lit string
+	switch v.Kind() {
+	case constant.Int, constant.String, constant.Bool:
+		lit = v.ExactString()
+	case constant.Float:
+		lit = v.ExactString()
+		if num, den, frac := strings.Cut(lit, "/"); frac {
+			lit = "(" + num + ".0 / " + den + ")"
+		} else if !strings.ContainsAny(lit, ".eE") {
+			lit += ".0"
+		}
+	default:
+		return "", false
+	}
+	if b, ok := tv.Type.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
+		return lit, true
+	}
+	t, ok := tc.typeString(tv.Type)
+	if !ok {
+		return "", false
+	}
+	return t + "(" + lit + ")", true
+}
+
+// passRangeInt rewrites a range over an integer (Go 1.22) into a
+// three-clause loop on a counter of its own: yaegi cannot range over an
+// integer. The range expression is evaluated once, and the loop variable
+// has its type and is declared afresh in each iteration from the counter
+// (so closures see their iteration's value, and the body's changes to it
+// do not steer the loop, as in Go):
+//
+//	for i := range n { BODY }  ->  for _riN, _rnM := T(0), (n); _riN < _rnM; _riN++ { i := _riN; _ = i; BODY }
+func passRangeInt(tc *typedCtx) []edit {
+	var out []edit
+	for _, n := range tc.nodes {
+		rs, ok := n.(*ast.RangeStmt)
+		if !ok {
+			continue
+		}
+		tv := tc.c.info.Types[rs.X]
+		b, ok := under(tv.Type).(*types.Basic)
+		if !ok || b.Info()&types.IsInteger == 0 {
+			continue
+		}
+		zero := "0"
+		if b.Info()&types.IsUntyped == 0 {
+			t, ok := tc.typeString(tv.Type)
+			if !ok {
+				continue
+			}
+			zero = t + "(0)"
+		}
+		limit := tc.fresh("_rn")
+		i := tc.fresh("_ri")
+		out = append(out,
+			tc.replace(rs.For, rs.X.Pos(), "for "+i+", "+limit+" := "+zero+", ("),
+			tc.replace(rs.X.End(), rs.Body.Lbrace, "); "+i+" < "+limit+"; "+i+"++ "))
+		if rs.Key == nil {
+			continue
+		}
+		k := tc.c.src[tc.off(rs.Key.Pos()):tc.off(rs.Key.End())]
+		switch {
+		case rs.Tok == token.ASSIGN:
+			out = append(out, tc.insertAt(rs.Body.Lbrace+1, " "+k+" = "+i+";"))
+		case k != "_":
+			out = append(out, tc.insertAt(rs.Body.Lbrace+1, " "+k+" := "+i+"; _ = "+k+";"))
+		}
+	}
+	return out
+}
+
+func under(t types.Type) types.Type {
+	if t == nil {
+		return nil
+	}
+	return t.Underlying()
+}
+
+// passGenericDefine declares the variables that a top-level definition
+// gives the result of a generic function, before assigning them:
+//
+//	a := Id[string]("x")        ->  var a string; a = Id[string]("x")
+//	var b = Map[int, string]    ->  var b func([]int, func(int) string) []string = Map[int, string]
+//
+// yaegi cannot define a session variable from a generic call at the top
+// level of a cell ("constant definition loop", or its compiler's "nil type"
+// for several results), but assigns one. Nested uses (f(Id[T](x))) need
+// nothing.
+func passGenericDefine(tc *typedCtx) []edit {
+	var out []edit
+	var top []ast.Node
+	if tc.c.body != nil {
+		for _, st := range tc.c.body.List {
+			top = append(top, st)
+		}
+	} else {
+		for _, d := range tc.c.file.Decls {
+			if tc.c.inSeg(d.Pos()) {
+				top = append(top, d)
+			}
+		}
+	}
+	for _, n := range top {
+		switch st := n.(type) {
+		case *ast.AssignStmt:
+			if st.Tok != token.DEFINE || !tc.anyGeneric(st.Rhs) {
+				continue
+			}
+			var decls []string
+			ok := true
+			for _, l := range st.Lhs {
+				id, isID := l.(*ast.Ident)
+				if !isID {
+					ok = false
+					break
+				}
+				obj := tc.c.info.Defs[id]
+				if id.Name == "_" || obj == nil {
+					continue
+				}
+				t, printed := tc.typeString(obj.Type())
+				if !printed {
+					ok = false
+					break
+				}
+				decls = append(decls, "var "+id.Name+" "+t+"; ")
+			}
+			if !ok {
+				continue
+			}
+			lhs := tc.c.src[tc.off(st.Pos()):tc.off(st.TokPos)]
+			out = append(out, tc.replace(st.Pos(), st.TokPos+2, strings.Join(decls, "")+lhs+"="))
+		case *ast.DeclStmt:
+			out = append(out, tc.typeVarSpecs(st.Decl)...)
+		case *ast.GenDecl:
+			out = append(out, tc.typeVarSpecs(st)...)
+		}
+	}
+	return out
+}
+
+// typeVarSpecs writes the type of `var x = generic...` specs.
+func (tc *typedCtx) typeVarSpecs(d ast.Decl) []edit {
+	g, ok := d.(*ast.GenDecl)
+	if !ok || g.Tok != token.VAR {
+		return nil
+	}
+	var out []edit
+	for _, sp := range g.Specs {
+		vs := sp.(*ast.ValueSpec)
+		if vs.Type != nil || !tc.anyGeneric(vs.Values) {
+			continue
+		}
+		var t string
+		for i, id := range vs.Names {
+			obj := tc.c.info.Defs[id]
+			if obj == nil {
+				t = ""
+				break
+			}
+			s, ok := tc.typeString(obj.Type())
+			if !ok || i > 0 && s != t {
+				t = ""
+				break
+			}
+			t = s
+		}
+		if t != "" {
+			out = append(out, tc.insertAt(vs.Names[len(vs.Names)-1].End(), " "+t))
+		}
+	}
+	return out
+}
+
+// anyGeneric reports whether one of es is a generic function or a call of
+// one.
+func (tc *typedCtx) anyGeneric(es []ast.Expr) bool {
+	for _, e := range es {
+		e = ast.Unparen(e)
+		if call, ok := e.(*ast.CallExpr); ok && tc.genericCall(call) {
+			return true
+		}
+		if tc.genericFunc(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// genericCall reports whether call calls a generic function.
+func (tc *typedCtx) genericCall(call *ast.CallExpr) bool {
+	return tc.genericFunc(call.Fun)
+}
+
+// genericFunc reports whether e names an instance of a generic function.
+func (tc *typedCtx) genericFunc(e ast.Expr) bool {
+	fun := ast.Unparen(e)
+	switch f := fun.(type) {
+	case *ast.IndexExpr:
+		fun = f.X
+	case *ast.IndexListExpr:
+		fun = f.X
+	}
+	var id *ast.Ident
+	switch f := fun.(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		id = f.Sel
+	default:
+		return false
+	}
+	_, ok := tc.c.info.Instances[id]
+	_, isFunc := tc.c.info.Uses[id].(*types.Func)
+	return ok && isFunc
+}
+
+// errRewrite reports a construct a pass cannot rewrite.
+type errRewrite struct {
+	pos token.Pos
+	msg string
+}
+
+func (e errRewrite) Error() string { return fmt.Sprintf("%s", e.msg) }
