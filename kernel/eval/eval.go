@@ -65,6 +65,7 @@ import (
 
 	"github.com/conclab/conclab/internal/symbols/stdlib"
 	"github.com/conclab/conclab/kernel/eval/internal/genstd"
+	"github.com/conclab/conclab/kernel/eval/internal/vfmt"
 
 	"github.com/conclab/conclab/display"
 	"github.com/conclab/conclab/kernel/cell"
@@ -160,14 +161,15 @@ type Session struct {
 	stdoutVar *os.File
 	stderrVar *os.File
 	stdinVar  io.Reader
-	stdin     io.Reader     // what fmt.Scan* read
-	args      []string      // os.Args in cells
-	flags     *flag.FlagSet // flag.CommandLine in cells
-	groups    map[int]bool  // process groups of `$ cmd` lines that may be running
-	code      string        // the cell being evaluated (guarded by evalMu)
-	lib       *linked       // the packages linked in
-	types     *typeState    // the type checker's context (guarded by evalMu)
-	fresh     int           // counter of names the passes make (guarded by evalMu)
+	stdin     io.Reader      // what fmt.Scan* read
+	args      []string       // os.Args in cells
+	flags     *flag.FlagSet  // flag.CommandLine in cells
+	groups    map[int]bool   // process groups of `$ cmd` lines that may be running
+	code      string         // the cell being evaluated (guarded by evalMu)
+	printers  methodRegistry // printing methods of cell types (vfmt)
+	lib       *linked        // the packages linked in
+	types     *typeState     // the type checker's context (guarded by evalMu)
+	fresh     int            // counter of names the passes make (guarded by evalMu)
 }
 
 type sinkValue struct {
@@ -247,6 +249,20 @@ func _conclabShowPair(v interface{}, err error) {
 func _conclabShowErr(err error) { _conclabCheck(err, 0) }
 
 func _conclabCheckPair(v interface{}, err error) { _conclabCheck(err, 0) }
+
+func _conclabAsError(v interface{}) (error, bool) {
+	if e, ok := v.(error); ok {
+		return e, true
+	}
+	return _conclabsink.AsError(v)
+}
+
+func _conclabMustError(v interface{}) error {
+	if e, ok := _conclabAsError(v); ok {
+		return e
+	}
+	panic(_conclabsink.NotError(v))
+}
 
 func _conclabGoPanic(cell uint64, r interface{}) {
 	_conclabfmt.Fprintf(_conclabos.Stderr, "panic in goroutine (recovered by conclab): %v\n", r)
@@ -469,14 +485,62 @@ func (s *Session) overrides() interp.Exports {
 	// panics rather than exiting (yaegi does this itself only for tables
 	// under "fmt/fmt", see stdTables).
 	out := s.out.w
-	ex[fmtKey] = map[string]reflect.Value{
-		"Print":   reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprint(out, a...) }),
-		"Printf":  reflect.ValueOf(func(f string, a ...any) (int, error) { return fmt.Fprintf(out, f, a...) }),
-		"Println": reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprintln(out, a...) }),
-		"Scan":    reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fscan(s.stdin, a...) }),
-		"Scanf":   reflect.ValueOf(func(f string, a ...any) (int, error) { return fmt.Fscanf(s.stdin, f, a...) }),
-		"Scanln":  reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fscanln(s.stdin, a...) }),
+	pa := func(a []any) []any { _, a = vfmt.Args("", a, s.printers.lookup, false); return a }
+	pf := func(f string, a []any) (string, []any) { return vfmt.Args(f, a, s.printers.lookup, true) }
+	// Errorf keeps its error arguments as they are (%w wraps them).
+	pe := func(f string, a []any) (string, []any) {
+		var keep []int
+		for i, x := range a {
+			if _, isErr := x.(error); isErr {
+				keep = append(keep, i)
+			}
+		}
+		orig := append([]any(nil), a...)
+		f, a = vfmt.Args(f, a, s.printers.lookup, true)
+		for _, i := range keep {
+			a[i] = orig[i]
+		}
+		return f, a
 	}
+	ex[fmtKey] = map[string]reflect.Value{
+		"Print":    reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprint(out, pa(a)...) }),
+		"Printf":   reflect.ValueOf(func(f string, a ...any) (int, error) { f, a = pf(f, a); return fmt.Fprintf(out, f, a...) }),
+		"Println":  reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprintln(out, pa(a)...) }),
+		"Sprint":   reflect.ValueOf(func(a ...any) string { return fmt.Sprint(pa(a)...) }),
+		"Sprintf":  reflect.ValueOf(func(f string, a ...any) string { f, a = pf(f, a); return fmt.Sprintf(f, a...) }),
+		"Sprintln": reflect.ValueOf(func(a ...any) string { return fmt.Sprintln(pa(a)...) }),
+		"Fprint":   reflect.ValueOf(func(w io.Writer, a ...any) (int, error) { return fmt.Fprint(w, pa(a)...) }),
+		"Fprintf": reflect.ValueOf(func(w io.Writer, f string, a ...any) (int, error) {
+			f, a = pf(f, a)
+			return fmt.Fprintf(w, f, a...)
+		}),
+		"Fprintln": reflect.ValueOf(func(w io.Writer, a ...any) (int, error) { return fmt.Fprintln(w, pa(a)...) }),
+		"Errorf":   reflect.ValueOf(func(f string, a ...any) error { f, a = pe(f, a); return fmt.Errorf(f, a...) }),
+		"Append":   reflect.ValueOf(func(b []byte, a ...any) []byte { return fmt.Append(b, pa(a)...) }),
+		"Appendf":  reflect.ValueOf(func(b []byte, f string, a ...any) []byte { f, a = pf(f, a); return fmt.Appendf(b, f, a...) }),
+		"Appendln": reflect.ValueOf(func(b []byte, a ...any) []byte { return fmt.Appendln(b, pa(a)...) }),
+		"Scan":     reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fscan(s.stdin, a...) }),
+		"Scanf":    reflect.ValueOf(func(f string, a ...any) (int, error) { return fmt.Fscanf(s.stdin, f, a...) }),
+		"Scanln":   reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fscanln(s.stdin, a...) }),
+	}
+	lg := ex["log/log"]
+	lg["Print"] = reflect.ValueOf(func(v ...any) { logger.Print(pa(v)...) })
+	lg["Printf"] = reflect.ValueOf(func(f string, v ...any) { f, v = pf(f, v); logger.Printf(f, v...) })
+	lg["Println"] = reflect.ValueOf(func(v ...any) { logger.Println(pa(v)...) })
+	lg["Fatal"] = reflect.ValueOf(func(v ...any) { logFatal(logger, fmt.Sprint(pa(v)...)) })
+	lg["Fatalf"] = reflect.ValueOf(func(f string, v ...any) { f, v = pf(f, v); logFatal(logger, fmt.Sprintf(f, v...)) })
+	lg["Fatalln"] = reflect.ValueOf(func(v ...any) { logFatal(logger, fmt.Sprintln(pa(v)...)) })
+	lg["Panic"] = reflect.ValueOf(func(v ...any) { logger.Panic(pa(v)...) })
+	lg["Panicf"] = reflect.ValueOf(func(f string, v ...any) { f, v = pf(f, v); logger.Panicf(f, v...) })
+	lg["Panicln"] = reflect.ValueOf(func(v ...any) { logger.Panicln(pa(v)...) })
+	ex[sinkPath+"/sink"]["Named"] = reflect.ValueOf(func(v any, t string) any { return vfmt.Named{V: v, Type: t} })
+	ex[sinkPath+"/sink"]["Method"] = reflect.ValueOf(s.printers.set)
+	ex[sinkPath+"/sink"]["Into"] = reflect.ValueOf(into)
+	ex[sinkPath+"/sink"]["Unbox"] = reflect.ValueOf(unbox)
+	ex[sinkPath+"/sink"]["Index"] = reflect.ValueOf(checkIndex)
+	ex[sinkPath+"/sink"]["Slice"] = reflect.ValueOf(checkSlice)
+	ex[sinkPath+"/sink"]["AsError"] = reflect.ValueOf(s.asError)
+	ex[sinkPath+"/sink"]["NotError"] = reflect.ValueOf(notError)
 	s.args = []string{"conclab"}
 	ex["os/os"]["Args"] = reflect.ValueOf(&s.args).Elem()
 	fs := flag.NewFlagSet(s.args[0], flag.PanicOnError)
@@ -495,11 +559,13 @@ func (s *Session) mapTypes(overrides interp.Exports) interp.Exports {
 	}
 	for _, key := range []string{fmtKey, "log/log"} {
 		for name, v := range overrides[key] {
-			if strings.HasPrefix(name, "Print") || strings.HasPrefix(name, "Fatal") || strings.HasPrefix(name, "Panic") {
+			if !strings.Contains(name, "Scan") && name != "Default" && !strings.HasPrefix(name, "Set") && name != "Flags" &&
+				name != "Prefix" && name != "Writer" && name != "Output" {
 				mt[v] = stdlib.Printing
 			}
 		}
 	}
+	mt[overrides[sinkPath+"/sink"]["Named"]] = stdlib.Printing
 	return interp.Exports{".": {"MapTypes": reflect.ValueOf(mt)}}
 }
 
@@ -533,6 +599,10 @@ func (s *Session) setSink(v any, m, meta display.MIMEMap, text string) {
 	}
 	if text != "" {
 		d.Data[display.MIMETypeText] = text
+	} else if vfmt.Wraps(v) {
+		w := vfmt.Wrap(v, s.printers.lookup)
+		// A value of a cell type: printed as Go prints it.
+		d.Data[display.MIMETypeText] = fmt.Sprint(w)
 	}
 	s.mu.Lock()
 	s.sink = sinkValue{v: v, d: d, used: true}
@@ -648,7 +718,7 @@ func (s *Session) evalCellSafe(ctx context.Context, code string) (res Result, er
 
 func (s *Session) evalCell(ctx context.Context, code string) (Result, error) {
 	s.code = code
-	for _, seg := range instrumentErr(splitCell(code)) {
+	for _, seg := range instrumentErr(programMain(splitCell(code))) {
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()
 		}
@@ -684,8 +754,31 @@ func (s *Session) runGuarded(ctx context.Context, seg segment) error {
 	err := s.runRewritten(ctx, seg, orig)
 	if err == nil {
 		s.types.record(c, orig, decl)
+		if decl {
+			s.registerPrinting(c, orig)
+		}
 	}
 	return err
+}
+
+// registerPrinting registers the printing methods of the types a
+// declaration segment declares or declares methods of (see printing.go).
+func (s *Session) registerPrinting(c *checked, src string) {
+	var names []string
+	for _, n := range declNames(src) {
+		if t, _, isMethod := strings.Cut(n, "."); isMethod {
+			names = append(names, t)
+		} else {
+			names = append(names, n)
+		}
+	}
+	reg := registrations(c, dedupe(names))
+	if reg == "" {
+		return
+	}
+	if _, err := s.in.Eval(reg); err != nil && traceEnabled {
+		fmt.Fprintf(os.Stderr, "[pipeline] registering printing methods: %v\n%s\n", err, reg)
+	}
 }
 
 func (s *Session) runRewritten(ctx context.Context, seg segment, orig string) error {
@@ -994,6 +1087,7 @@ func (s *Session) mapError(err error, src string, line int) error {
 			}
 			return failureError(f.err, at, s.code)
 		}
+		p.Value = unbox(p.Value)
 		e := &Error{Name: "panic", Value: fmt.Sprint(p.Value)}
 		var errValue error
 		if rv, ok := p.Value.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {

@@ -33,6 +33,19 @@ var typedPasses = []typedPass{
 	{"rangefunc", "yaegi cannot range over a function (Go 1.23 iterators)", "yaegi ranges over functions", passRangeFunc},
 	{"loopvar", "yaegi shares a loop's variables between iterations (Go before 1.22)",
 		"yaegi makes loop variables per iteration", passLoopVar},
+	{"typenames", "yaegi gives a cell's struct types unnamed reflect types with every field exported (x becomes Xx): " +
+		"fmt prints {Xx:1} and struct { Xx int }{...}, and two struct types with the same fields are one; " +
+		"a tag naming the type and its fields lets the session print main.point{x:1} (printing.go)",
+		"yaegi gives cell types named reflect types with their fields' names", passTypeNames},
+	{"fmtargs", "reflection cannot tell a named cell type that is not a struct (type Celsius float64) from its underlying type: " +
+		"print arguments of such types carry their Go type name (for %T, %#v and their methods inside composite values)",
+		"yaegi gives cell types reflect types with their names and methods", passFmtArgs},
+	{"recover", "yaegi's recover() returns a panic's value inside a reflect.Value (r.(error) of a recovered error failed)",
+		"yaegi's recover returns the panic value", passRecover},
+	{"asserterror", "yaegi's x.(error) is false for a value of a cell type implementing error held in an interface{}",
+		"yaegi finds interpreted methods in type assertions", passAssertError},
+	{"bounds", "yaegi indexes through reflect: an index out of range panics with reflect's words, not Go's " +
+		"(runtime error: index out of range [5] with length 3)", "yaegi checks bounds as Go does", passBounds},
 	{"genericdefine", "yaegi's compiler panics (\"nil type\") on a multi-value result of a generic function defining session variables",
 		"yaegi types generic multi-value results at the top level", passGenericDefine},
 }

@@ -429,3 +429,67 @@ type errRewrite struct {
 }
 
 func (e errRewrite) Error() string { return fmt.Sprintf("%s", e.msg) }
+
+// passRecover unboxes the value recover() returns: yaegi hands the
+// recovering function a panic's value inside a reflect.Value (recover() of
+// panic(fmt.Errorf("x")) was a reflect.Value, not an error), so
+//
+//	recover()  ->  _conclabsink.Unbox(recover())
+//
+// (recover is still called by the deferred function itself).
+func passRecover(tc *typedCtx) []edit {
+	var out []edit
+	for _, n := range tc.nodes {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) != 0 {
+			continue
+		}
+		id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+		if !ok {
+			continue
+		}
+		if b, ok := tc.c.info.Uses[id].(*types.Builtin); !ok || b.Name() != "recover" {
+			continue
+		}
+		out = append(out, tc.insertAt(call.Pos(), sinkName+".Unbox("), tc.insertAt(call.End(), ")"))
+	}
+	return out
+}
+
+// passAssertError asserts error on interface values through the session:
+// yaegi's x.(error) is false for a value of a cell type implementing error
+// held in an interface{} (it sees the value's reflect type, which has no
+// methods).
+//
+//	e, ok := x.(error)  ->  e, ok := _conclabAsError(x)
+//	x.(error)           ->  _conclabMustError(x)
+func passAssertError(tc *typedCtx) []edit {
+	var out []edit
+	errType := types.Universe.Lookup("error").Type()
+	for _, n := range tc.nodes {
+		ta, ok := n.(*ast.TypeAssertExpr)
+		if !ok || ta.Type == nil {
+			continue
+		}
+		if t := tc.c.info.Types[ta.Type].Type; t == nil || !types.Identical(t, errType) {
+			continue
+		}
+		xt := tc.c.info.Types[ta.X].Type
+		if xt == nil || !types.IsInterface(xt) || types.Identical(xt, errType) {
+			continue
+		}
+		fn := "_conclabMustError"
+		switch p := tc.parents[ta].(type) {
+		case *ast.AssignStmt:
+			if len(p.Lhs) == 2 && len(p.Rhs) == 1 {
+				fn = "_conclabAsError"
+			}
+		case *ast.ValueSpec:
+			if len(p.Names) == 2 && len(p.Values) == 1 {
+				fn = "_conclabAsError"
+			}
+		}
+		out = append(out, tc.replace(ta.Pos(), ta.X.Pos(), fn+"("), tc.replace(ta.X.End(), ta.End(), ")"))
+	}
+	return out
+}

@@ -17,9 +17,11 @@ import (
 // the interpreter; the wrapper carries them to compiled code.
 var MapTypes = map[reflect.Value][]reflect.Type{}
 
-// Printing are the interfaces fmt's printing functions look for.
+// Printing are the interfaces fmt's printing functions look for, in fmt's
+// order of precedence (an error's Error before its String).
 var Printing = []reflect.Type{
 	reflect.TypeFor[fmt.Formatter](),
+	reflect.TypeFor[error](),
 	reflect.TypeFor[fmt.Stringer](),
 }
 

@@ -45,6 +45,9 @@ type Importer struct {
 	tables  []map[string]map[string]reflect.Value
 	sources map[string]Source   // by Path
 	overlay map[string][]string // compiled path -> overlay paths
+	// replaced are the names of compiled packages' members an overlay
+	// declares again (errors.Is works on cell types), by path.
+	replaced map[string]map[string]bool
 
 	mu      sync.Mutex
 	fset    *token.FileSet
@@ -60,21 +63,28 @@ type Importer struct {
 // -> value, earlier tables first) and sources.
 func New(tables []map[string]map[string]reflect.Value, sources []Source) *Importer {
 	im := &Importer{
-		tables:  tables,
-		sources: map[string]Source{},
-		overlay: map[string][]string{},
-		fset:    token.NewFileSet(),
-		pkgs:    map[string]*types.Package{},
-		bin:     map[string]*types.Package{},
-		partial: map[string]*types.Package{},
-		named:   map[reflect.Type]types.Type{},
-		loading: map[string]bool{},
-		errs:    map[string]error{},
+		tables:   tables,
+		sources:  map[string]Source{},
+		overlay:  map[string][]string{},
+		replaced: map[string]map[string]bool{},
+		fset:     token.NewFileSet(),
+		pkgs:     map[string]*types.Package{},
+		bin:      map[string]*types.Package{},
+		partial:  map[string]*types.Package{},
+		named:    map[reflect.Type]types.Type{},
+		loading:  map[string]bool{},
+		errs:     map[string]error{},
 	}
 	for _, s := range sources {
 		im.sources[s.Path] = s
 		if s.Overlays != "" {
 			im.overlay[s.Overlays] = append(im.overlay[s.Overlays], s.Path)
+			if im.replaced[s.Overlays] == nil {
+				im.replaced[s.Overlays] = map[string]bool{}
+			}
+			for _, n := range topLevelNames(s) {
+				im.replaced[s.Overlays][n] = true
+			}
 		}
 	}
 	return im
@@ -221,8 +231,8 @@ func (im *Importer) binary(p string) *types.Package {
 	sort.Strings(names)
 	sc := pkg.Scope()
 	for _, n := range names {
-		if strings.HasPrefix(n, "_") || sc.Lookup(n) != nil {
-			continue // interface wrappers; or already there
+		if strings.HasPrefix(n, "_") || sc.Lookup(n) != nil || im.replaced[p][n] {
+			continue // interface wrappers; already there; or an overlay's
 		}
 		v := tab[n]
 		if !v.IsValid() {
@@ -612,6 +622,41 @@ func (im *Importer) parse(src Source) ([]*ast.File, error) {
 		files = append(files, f)
 	}
 	return files, nil
+}
+
+// topLevelNames lists the exported top-level names a source declares.
+func topLevelNames(src Source) []string {
+	var out []string
+	for name, text := range src.Files {
+		f, err := parser.ParseFile(token.NewFileSet(), name, text, parser.SkipObjectResolution)
+		if err != nil {
+			continue
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil && d.Name.IsExported() {
+					out = append(out, d.Name.Name)
+				}
+			case *ast.GenDecl:
+				for _, sp := range d.Specs {
+					switch sp := sp.(type) {
+					case *ast.TypeSpec:
+						if sp.Name.IsExported() {
+							out = append(out, sp.Name.Name)
+						}
+					case *ast.ValueSpec:
+						for _, n := range sp.Names {
+							if n.IsExported() {
+								out = append(out, n.Name)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // lockedImporter imports with the lock already held (source packages are

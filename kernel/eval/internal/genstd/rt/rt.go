@@ -8,6 +8,8 @@ import (
 	"math"
 	"reflect"
 	"sort"
+
+	"github.com/conclab/conclab/kernel/eval/internal/reach"
 )
 
 // SortSlice sorts the slice x with less, as slices.SortFunc sorts (the same
@@ -50,9 +52,91 @@ func Pull2(seq func(yield func(any, any) bool)) (next func() (any, any, bool), s
 func Symbols() map[string]reflect.Value {
 	return map[string]reflect.Value{
 		"Clear":           reflect.ValueOf(Clear),
+		"ErrorsAs":        reflect.ValueOf(ErrorsAs),
+		"ErrorsIs":        reflect.ValueOf(ErrorsIs),
 		"Pull2":           reflect.ValueOf(Pull2),
 		"SignBit":         reflect.ValueOf(SignBit),
 		"SortSlice":       reflect.ValueOf(SortSlice),
 		"SortSliceStable": reflect.ValueOf(SortSliceStable),
 	}
+}
+
+// ErrorsIs is errors.Is for errors that may be values of cell types: the
+// interpreter hands compiled code those inside wrappers, which compare
+// unequal to everything; the values inside are compared instead.
+func ErrorsIs(err, target error) bool {
+	if err == nil || target == nil {
+		return err == target
+	}
+	tv := reach.Inner(target)
+	comparable := tv != nil && reflect.TypeOf(tv).Comparable()
+	return is(err, target, tv, comparable)
+}
+
+func is(err, target error, tv any, comparable bool) bool {
+	for err != nil {
+		if ev := reach.Inner(err); comparable && ev != nil && reflect.TypeOf(ev) == reflect.TypeOf(tv) && ev == tv {
+			return true
+		}
+		if x, ok := err.(interface{ Is(error) bool }); ok && x.Is(target) {
+			return true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if is(e, target, tv, comparable) {
+					return true
+				}
+			}
+			return false
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// ErrorsAs is errors.As for errors and targets of cell types: a value
+// inside an interpreter wrapper is assignable to *target when its type is.
+func ErrorsAs(err error, target any) bool {
+	if err == nil {
+		return false
+	}
+	tv := reflect.ValueOf(target)
+	if !tv.IsValid() || tv.Kind() != reflect.Pointer || tv.IsNil() {
+		panic("errors: target must be a non-nil pointer")
+	}
+	return as(err, target, tv, tv.Type().Elem())
+}
+
+func as(err error, target any, tv reflect.Value, tt reflect.Type) bool {
+	for err != nil {
+		if ev := reach.Inner(err); ev != nil && reflect.TypeOf(ev).AssignableTo(tt) {
+			tv.Elem().Set(reflect.ValueOf(ev))
+			return true
+		}
+		if reflect.TypeOf(err).AssignableTo(tt) {
+			tv.Elem().Set(reflect.ValueOf(err))
+			return true
+		}
+		if x, ok := err.(interface{ As(any) bool }); ok && x.As(target) {
+			return true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if e != nil && as(e, target, tv, tt) {
+					return true
+				}
+			}
+			return false
+		default:
+			return false
+		}
+	}
+	return false
 }
