@@ -1028,6 +1028,9 @@ func (s *Session) run(ctx context.Context, line int, srcs ...string) (reflect.Va
 		if prog, err = s.compile(strings.Repeat("\n", line) + src); err == nil {
 			break
 		}
+		if traceEnabled {
+			fmt.Fprintf(os.Stderr, "[pipeline] the interpreter rejects:\n%s\n[pipeline] with: %v\n", src, err)
+		}
 	}
 	if err != nil {
 		// A name nothing declares is reported as Go does, whatever the

@@ -2,6 +2,8 @@ package eval
 
 import (
 	"fmt"
+	"go/scanner"
+	"go/token"
 	"go/types"
 	"os"
 	"sort"
@@ -46,6 +48,10 @@ var typedPasses = []typedPass{
 		"yaegi finds interpreted methods in type assertions", passAssertError},
 	{"bounds", "yaegi indexes through reflect: an index out of range panics with reflect's words, not Go's " +
 		"(runtime error: index out of range [5] with length 3)", "yaegi checks bounds as Go does", passBounds},
+	{"embeddediface", "yaegi panics (\"invalid interface value\") calling a method promoted from an interface embedded in a struct",
+		"yaegi promotes methods of embedded interfaces", passEmbeddedIface},
+	{"methodexpr", "yaegi calls a method expression of a cell type ((*T).M, T.M) with the wrong arguments",
+		"yaegi calls method expressions", passMethodExpr},
 	{"genericdefine", "yaegi's compiler panics (\"nil type\") on a multi-value result of a generic function defining session variables",
 		"yaegi types generic multi-value results at the top level", passGenericDefine},
 }
@@ -100,6 +106,14 @@ func (s *Session) typedRewrite(src string, decl bool) (string, *checked) {
 		return src, c
 	}
 	out, dropped := applyEdits(src, edits)
+	if !decl {
+		// yaegi takes a source whose first token declares (var, const,
+		// type, func, import) for declarations: a statement segment that a
+		// rewrite made begin with var stays statements.
+		if t := firstToken(out); t == token.VAR || t == token.CONST || t == token.TYPE || t == token.FUNC || t == token.IMPORT {
+			out = ";" + out
+		}
+	}
 	if traceEnabled {
 		fmt.Fprintf(os.Stderr, "[pipeline] typed passes:\n%s\n[pipeline] gives:\n%s\n", src, out)
 		for _, d := range dropped {
@@ -141,4 +155,13 @@ func (s *Session) segPkgName(c *checked) func(string) (string, bool) {
 func (s *Session) overlayOf(obj types.Object) string {
 	o, _ := s.types.imp.OverlayOf(obj)
 	return o
+}
+
+// firstToken is the first token of Go source.
+func firstToken(src string) token.Token {
+	fset := token.NewFileSet()
+	var sc scanner.Scanner
+	sc.Init(fset.AddFile("", -1, len(src)), []byte(src), nil, 0)
+	_, tok, _ := sc.Scan()
+	return tok
 }

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -73,24 +74,53 @@ func passTypeNames(tc *typedCtx) []edit {
 				}
 			}
 		}
-		tag := vfmt.TagKey + ":" + strconv.Quote(vfmt.Tag(name, fields, decl, tparams))
-		first := st.Fields.List[0]
-		if first.Tag == nil {
-			out = append(out, tc.insertAt(first.Type.End(), " `"+tag+"`"))
-			continue
+		for gi, f := range st.Fields.List {
+			var add []string
+			if gi == 0 {
+				add = append(add, vfmt.TagKey+":"+strconv.Quote(vfmt.Tag(name, fields, decl, tparams)))
+			}
+			if unexportedGroup(f) {
+				// yaegi exports every field (x is Xx): encoding/json
+				// would marshal them. Go's json skips unexported fields.
+				add = append(add, `json:"-"`)
+			}
+			if len(add) == 0 {
+				continue
+			}
+			if f.Tag == nil {
+				out = append(out, tc.insertAt(f.Type.End(), " `"+strings.Join(add, " ")+"`"))
+				continue
+			}
+			old, err := strconv.Unquote(f.Tag.Value)
+			if err != nil {
+				continue
+			}
+			if _, has := reflect.StructTag(old).Lookup("json"); has {
+				add = slices.DeleteFunc(add, func(a string) bool { return strings.HasPrefix(a, "json:") })
+			}
+			nt := strings.TrimSpace(old + " " + strings.Join(add, " "))
+			lit := "`" + nt + "`"
+			if strings.Contains(nt, "`") {
+				lit = strconv.Quote(nt)
+			}
+			out = append(out, tc.replace(f.Tag.Pos(), f.Tag.End(), lit))
 		}
-		old, err := strconv.Unquote(first.Tag.Value)
-		if err != nil {
-			continue
-		}
-		nt := old + " " + tag
-		lit := "`" + nt + "`"
-		if strings.Contains(nt, "`") {
-			lit = strconv.Quote(nt)
-		}
-		out = append(out, tc.replace(first.Tag.Pos(), first.Tag.End(), lit))
 	}
 	return out
+}
+
+// unexportedGroup reports whether a field group declares only unexported
+// fields (embedded fields excluded: json promotes their exported fields).
+func unexportedGroup(f *ast.Field) bool {
+	if len(f.Names) == 0 {
+		return false
+	}
+	for _, n := range f.Names {
+		if n.IsExported() || n.Name == "_" {
+			return false
+		}
+	}
+	return true
 }
 
 // embeddedName is the field name of an embedded field of type e.

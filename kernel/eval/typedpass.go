@@ -493,3 +493,104 @@ func passAssertError(tc *typedCtx) []edit {
 	}
 	return out
 }
+
+// passEmbeddedIface spells out the embedded interface field a promoted
+// method is called through: yaegi panics ("invalid interface value") on a
+// method promoted from an interface embedded in a struct with other
+// fields, but takes the explicit path.
+//
+//	s.Log("x")  ->  s.Logger.Log("x")
+func passEmbeddedIface(tc *typedCtx) []edit {
+	var out []edit
+	for _, n := range tc.nodes {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			continue
+		}
+		s := tc.c.info.Selections[sel]
+		if s == nil || s.Kind() != types.MethodVal || len(s.Index()) < 2 {
+			continue
+		}
+		var path []string
+		iface := false
+		t := s.Recv()
+		for _, i := range s.Index()[:len(s.Index())-1] {
+			if p, ok := t.Underlying().(*types.Pointer); ok {
+				t = p.Elem()
+			}
+			st, ok := t.Underlying().(*types.Struct)
+			if !ok {
+				path = nil
+				break
+			}
+			f := st.Field(i)
+			path = append(path, f.Name())
+			t = f.Type()
+			if types.IsInterface(t) {
+				iface = true
+			}
+		}
+		if !iface || len(path) == 0 {
+			continue
+		}
+		out = append(out, tc.insertAt(sel.X.End(), "."+strings.Join(path, ".")))
+	}
+	return out
+}
+
+// passMethodExpr writes method expressions of cell types as function
+// literals: yaegi calls (*T).M and T.M with the wrong arguments
+// ("reflect: Call with too many input arguments").
+//
+//	(*Account).Balance  ->  func(_me0 *Account) int { return _me0.Balance() }
+func passMethodExpr(tc *typedCtx) []edit {
+	var out []edit
+	for _, n := range tc.nodes {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			continue
+		}
+		s := tc.c.info.Selections[sel]
+		if s == nil || s.Kind() != types.MethodExpr || !mentionsCell(s.Recv()) {
+			continue
+		}
+		sig, ok := s.Type().(*types.Signature)
+		if !ok || sig.Params().Len() == 0 {
+			continue
+		}
+		var params, args []string
+		ok = true
+		for i := 0; i < sig.Params().Len(); i++ {
+			t, printed := tc.typeString(sig.Params().At(i).Type())
+			if !printed {
+				ok = false
+				break
+			}
+			name := tc.fresh("_me")
+			if sig.Variadic() && i == sig.Params().Len()-1 {
+				params = append(params, name+" ..."+strings.TrimPrefix(t, "[]"))
+				args = append(args, name+"...")
+			} else {
+				params = append(params, name+" "+t)
+				args = append(args, name)
+			}
+		}
+		if !ok {
+			continue
+		}
+		res, ok := tc.typeString(sig.Results())
+		if !ok {
+			continue
+		}
+		if sig.Results().Len() == 1 {
+			res = strings.TrimSuffix(strings.TrimPrefix(res, "("), ")")
+		}
+		call := args[0] + "." + sel.Sel.Name + "(" + strings.Join(args[1:], ", ") + ")"
+		body := call
+		if sig.Results().Len() > 0 {
+			body = "return " + call
+		}
+		out = append(out, tc.replace(sel.Pos(), sel.End(), "func("+strings.Join(params, ", ")+") "+res+" { "+body+" }"))
+	}
+	return out
+}

@@ -35,6 +35,10 @@ func Unwrap(v any) any {
 	return inner.Interface()
 }
 
+// IsValueInterface reports whether t is yaegi's valueInterface, the form
+// of a value of a non-empty interface type declared in a cell.
+func IsValueInterface(t reflect.Type) bool { return isValueInterface(t) }
+
 func isValueInterface(rt reflect.Type) bool {
 	return rt.Kind() == reflect.Struct && rt.String() == "interp.valueInterface" && rt.NumField() == 2 &&
 		rt.Field(1).Type == reflectValueType

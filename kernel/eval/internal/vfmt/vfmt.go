@@ -24,6 +24,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/conclab/conclab/kernel/eval/internal/reach"
 )
 
 // TagKey is the struct tag key the pipeline gives cell-declared structs.
@@ -167,7 +169,7 @@ func needs(t reflect.Type) bool {
 		seen[t] = true
 		switch t.Kind() {
 		case reflect.Struct:
-			if structInfo(t) != nil {
+			if structInfo(t) != nil || reach.IsValueInterface(t) {
 				return true
 			}
 			for i := 0; i < t.NumField(); i++ {
@@ -393,6 +395,20 @@ func (s *state) Write(b []byte) (int, error) { return s.w.Write(b) }
 // it (not reached through an unexported field); typ is its Go type name
 // when known from the declaration.
 func (pr *pass) value(v reflect.Value, depth int, exported bool, typ string) {
+	if v.IsValid() && v.Kind() == reflect.Struct && reach.IsValueInterface(v.Type()) {
+		// A value of an interface type declared in a cell: printed as the
+		// value it holds.
+		if !v.CanInterface() {
+			pr.b.WriteString("<nil>")
+			return
+		}
+		inner := reach.Unwrap(v.Interface())
+		if inner == v.Interface() {
+			pr.b.WriteString("<nil>")
+			return
+		}
+		v, typ = reflect.ValueOf(inner), ""
+	}
 	if depth > 0 && v.IsValid() && exported {
 		if pr.handle(v, pr.methodsOf(v.Type(), typ)) {
 			return

@@ -1,3 +1,4 @@
+// mask: 0x[0-9a-f]+
 package main
 
 import (
