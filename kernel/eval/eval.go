@@ -41,6 +41,7 @@ package eval
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -417,6 +418,10 @@ func New(opts Options) (*Session, error) {
 			return nil, fmt.Errorf("eval: loading symbols: %w", err)
 		}
 	}
+	if err := s.in.Use(interp.Exports{".": {"MapTypes": reflect.ValueOf(composedWrappers(s.in))}}); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("eval: loading symbols: %w", err)
+	}
 	s.in.ImportUsed()
 	if err := s.loadStdSources(); err != nil {
 		s.Close()
@@ -533,6 +538,8 @@ func (s *Session) overrides() interp.Exports {
 	lg["Panic"] = reflect.ValueOf(func(v ...any) { logger.Panic(pa(v)...) })
 	lg["Panicf"] = reflect.ValueOf(func(f string, v ...any) { f, v = pf(f, v); logger.Panicf(f, v...) })
 	lg["Panicln"] = reflect.ValueOf(func(v ...any) { logger.Panicln(pa(v)...) })
+	ex["encoding/json/json"] = map[string]reflect.Value{"Unmarshal": reflect.ValueOf(jsonUnmarshal),
+		"Marshal": reflect.ValueOf(jsonMarshal), "MarshalIndent": reflect.ValueOf(jsonMarshalIndent)}
 	ex[sinkPath+"/sink"]["Named"] = reflect.ValueOf(func(v any, t string) any { return vfmt.Named{V: v, Type: t} })
 	ex[sinkPath+"/sink"]["Method"] = reflect.ValueOf(s.printers.set)
 	ex[sinkPath+"/sink"]["Into"] = reflect.ValueOf(into)
@@ -566,6 +573,9 @@ func (s *Session) mapTypes(overrides interp.Exports) interp.Exports {
 		}
 	}
 	mt[overrides[sinkPath+"/sink"]["Named"]] = stdlib.Printing
+	mt[overrides["encoding/json/json"]["Unmarshal"]] = stdlib.MapTypes[reflect.ValueOf(json.Unmarshal)]
+	mt[overrides["encoding/json/json"]["Marshal"]] = stdlib.MapTypes[reflect.ValueOf(json.Marshal)]
+	mt[overrides["encoding/json/json"]["MarshalIndent"]] = stdlib.MapTypes[reflect.ValueOf(json.MarshalIndent)]
 	return interp.Exports{".": {"MapTypes": reflect.ValueOf(mt)}}
 }
 

@@ -25,6 +25,8 @@ type typedPass struct {
 // keeps the expressions inside them in place, so one pass's edits inside
 // another's construct survive).
 var typedPasses = []typedPass{
+	{"typefor", "yaegi's compiler panics on a call of a generic function without arguments (reflect.TypeFor[T]())",
+		"yaegi compiles generic calls without arguments", passTypeFor},
 	{"overlay", "generic functions and types of compiled packages cannot be linked into yaegi " +
 		"(sync.OnceValue, errors.AsType, atomic.Pointer): they come from interpreted overlay packages",
 		"yaegi links generic API of compiled packages", passOverlay},
@@ -35,6 +37,9 @@ var typedPasses = []typedPass{
 	{"rangefunc", "yaegi cannot range over a function (Go 1.23 iterators)", "yaegi ranges over functions", passRangeFunc},
 	{"loopvar", "yaegi shares a loop's variables between iterations (Go before 1.22)",
 		"yaegi makes loop variables per iteration", passLoopVar},
+	{"selfmethod", "yaegi's interface wrappers hold, for a value of a struct type, its last field instead of the value: " +
+		"every named type of a cell gets a method returning itself, which the session's wrappers call (wrappers.go)",
+		"yaegi's wrappers hold the value", passSelfMethod},
 	{"typenames", "yaegi gives a cell's struct types unnamed reflect types with every field exported (x becomes Xx): " +
 		"fmt prints {Xx:1} and struct { Xx int }{...}, and two struct types with the same fields are one; " +
 		"a tag naming the type and its fields lets the session print main.point{x:1} (printing.go)",
@@ -52,6 +57,11 @@ var typedPasses = []typedPass{
 		"yaegi promotes methods of embedded interfaces", passEmbeddedIface},
 	{"methodexpr", "yaegi calls a method expression of a cell type ((*T).M, T.M) with the wrong arguments",
 		"yaegi calls method expressions", passMethodExpr},
+	{"funclitarg", "yaegi binds the variables of a function literal passed straight to a compiled function when it is called: " +
+		"in a loop, every call saw the last iteration's (wg.Go(func() { use(i) }))",
+		"yaegi makes such literals closures where they are", passFuncLitArg},
+	{"selectbreak", "yaegi's labeled break from inside a select breaks only the select (a for-select loop never ended)",
+		"yaegi breaks the labeled statement", passSelectBreak},
 	{"genericdefine", "yaegi's compiler panics (\"nil type\") on a multi-value result of a generic function defining session variables",
 		"yaegi types generic multi-value results at the top level", passGenericDefine},
 }

@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -460,3 +462,119 @@ type runtimeError struct{ msg string }
 
 func (e *runtimeError) Error() string { return e.msg }
 func (e *runtimeError) RuntimeError() {}
+
+// selfMethod is the method the selfmethod pass gives the types that cells
+// declare methods for: yaegi's interface wrappers (the value a compiled
+// function taking an interface receives for a cell value, e.g. a Stringer
+// for fmt) hold the value itself only for non-struct types (for a struct,
+// the value of its last field), so the session's wrappers have a
+// W_conclabSelf field that returns it (see wrappers.go). Only types with
+// methods get it: a type with methods is boxed differently by yaegi when
+// stored in an interface{} (json would see its box).
+const selfMethod = "_conclabSelf"
+
+// passSelfMethod declares selfMethod for each type a declaration segment
+// declares methods of (again when an earlier cell did: a redeclared
+// method).
+func passSelfMethod(tc *typedCtx) []edit {
+	if !tc.c.decl {
+		return nil
+	}
+	var out []edit
+	done := map[string]bool{}
+	for _, d := range tc.c.file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Recv == nil || len(fd.Recv.List) != 1 || !tc.c.inSeg(fd.Pos()) || fd.Name.Name == selfMethod {
+			continue
+		}
+		recv := fd.Recv.List[0].Type
+		if st, ok := recv.(*ast.StarExpr); ok {
+			recv = st.X
+		}
+		name := recvTypeName(recv)
+		if name == "" || done[name] {
+			continue
+		}
+		obj, ok := tc.c.pkg.Scope().Lookup(name).(*types.TypeName)
+		if !ok || obj.IsAlias() {
+			continue
+		}
+		switch obj.Type().Underlying().(type) {
+		case *types.Interface, *types.Pointer:
+			continue
+		}
+		done[name] = true
+		out = append(out, tc.insertAt(fd.End(), "; func (x "+tc.text(recv)+") "+selfMethod+"() interface{} { return x }"))
+	}
+	return out
+}
+
+// jsonUnmarshal is json.Unmarshal in cells: the error for a value of the
+// wrong type names the struct the field belongs to as Go does (the type of
+// a cell struct has no name for reflection: "Go struct field .id").
+func jsonUnmarshal(data []byte, v any) error {
+	err := json.Unmarshal(data, v)
+	var ute *json.UnmarshalTypeError
+	if errors.As(err, &ute) && ute.Struct == "" && ute.Field != "" && v != nil {
+		if name := innermostStruct(reflect.TypeOf(v), strings.Split(ute.Field, ".")); name != "" {
+			ute.Struct = name
+		}
+	}
+	return err
+}
+
+// innermostStruct returns the Go name (without package) of the struct
+// holding the last field of a JSON field path in values of t.
+func innermostStruct(t reflect.Type, path []string) string {
+	elem := func(t reflect.Type) reflect.Type {
+		for {
+			switch t.Kind() {
+			case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+				t = t.Elem()
+			default:
+				return t
+			}
+		}
+	}
+	t = elem(t)
+	for _, p := range path[:len(path)-1] {
+		if t.Kind() != reflect.Struct {
+			return ""
+		}
+		found := false
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name := f.Name
+			if tag, ok := f.Tag.Lookup("json"); ok {
+				if n, _, _ := strings.Cut(tag, ","); n != "" {
+					name = n
+				}
+			}
+			if name == p {
+				t, found = elem(f.Type), true
+				break
+			}
+		}
+		if !found {
+			return ""
+		}
+	}
+	if t.Kind() != reflect.Struct {
+		return ""
+	}
+	n := vfmt.GoType(t)
+	if i := strings.LastIndexByte(n, '.'); i >= 0 && !strings.Contains(n, " ") {
+		return n[i+1:]
+	}
+	return ""
+}
+
+// jsonMarshal and jsonMarshalIndent are json's in cells: a value of a cell
+// type with methods stored in an interface{} (a map[string]any, []any) is
+// boxed by yaegi, and json would marshal the box ({}); the boxes are
+// opened first.
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(reach.Deep(v)) }
+
+func jsonMarshalIndent(v any, prefix, indent string) ([]byte, error) {
+	return json.MarshalIndent(reach.Deep(v), prefix, indent)
+}

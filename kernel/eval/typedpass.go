@@ -594,3 +594,151 @@ func passMethodExpr(tc *typedCtx) []edit {
 	}
 	return out
 }
+
+// passTypeFor writes reflect.TypeFor[T]() as reflect.TypeOf((*T)(nil)).Elem():
+// yaegi's compiler panics on a call of a generic function without
+// arguments.
+func passTypeFor(tc *typedCtx) []edit {
+	var out []edit
+	for _, n := range tc.nodes {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) != 0 {
+			continue
+		}
+		ix, ok := call.Fun.(*ast.IndexExpr)
+		if !ok {
+			continue
+		}
+		sel, ok := ix.X.(*ast.SelectorExpr)
+		if !ok {
+			continue
+		}
+		f, ok := tc.c.info.Uses[sel.Sel].(*types.Func)
+		if !ok || f.Name() != "TypeFor" || f.Pkg() == nil || !strings.HasSuffix(f.Pkg().Path(), "reflect") {
+			continue
+		}
+		pkg, ok := tc.pkgName("reflect")
+		if !ok {
+			continue
+		}
+		out = append(out,
+			tc.replace(call.Pos(), ix.Index.Pos(), pkg+".TypeOf((*"),
+			tc.replace(ix.Index.End(), call.End(), ")(nil)).Elem()"))
+	}
+	return out
+}
+
+// passFuncLitArg passes a function literal given straight to a compiled
+// function, inside a loop, through conclab_builtin.Lit: yaegi binds such a
+// literal's variables when the compiled code calls it, not where the
+// literal is, so a goroutine or callback started in a loop sees the last
+// iteration's variables (wg.Go(func() { use(i) }) used the last i).
+func passFuncLitArg(tc *typedCtx) []edit {
+	var out []edit
+	for _, n := range tc.nodes {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || !tc.compiledCallee(call) {
+			continue
+		}
+		for _, a := range call.Args {
+			lit, ok := a.(*ast.FuncLit)
+			if !ok || !tc.inLoop(lit) {
+				continue
+			}
+			t, ok := tc.typeString(tc.c.info.Types[lit].Type)
+			if !ok {
+				continue
+			}
+			out = append(out, tc.insertAt(lit.Pos(), builtinPkg+".Lit["+t+"]("), tc.insertAt(lit.End(), ")"))
+		}
+	}
+	return out
+}
+
+// compiledCallee reports whether call calls a function or method of a
+// compiled package.
+func (tc *typedCtx) compiledCallee(call *ast.CallExpr) bool {
+	var id *ast.Ident
+	switch f := ast.Unparen(call.Fun).(type) {
+	case *ast.SelectorExpr:
+		id = f.Sel
+	case *ast.Ident:
+		id = f
+	default:
+		return false
+	}
+	fn, ok := tc.c.info.Uses[id].(*types.Func)
+	if !ok || fn.Pkg() == nil {
+		return false
+	}
+	p := fn.Pkg().Path()
+	if p == "main" {
+		return false
+	}
+	for _, sp := range stdPackages {
+		if sp.Path == p {
+			return false
+		}
+	}
+	return true
+}
+
+// inLoop reports whether n is inside a loop body of its function.
+func (tc *typedCtx) inLoop(n ast.Node) bool {
+	for p := tc.parents[n]; p != nil; p = tc.parents[p] {
+		switch p.(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			return true
+		case *ast.FuncLit, *ast.FuncDecl:
+			return false
+		}
+	}
+	return false
+}
+
+// passSelectBreak turns a labeled break leaving a select into a goto to
+// just after the labeled statement: yaegi's break of a label from inside a
+// select breaks only the select (a `for { select { ... break loop } }`
+// never ended).
+//
+//	loop: for { select { case <-done: break loop } }  ->  loop: for { select { case <-done: goto _sbN } }; _sbN: ;
+func passSelectBreak(tc *typedCtx) []edit {
+	var out []edit
+	labels := map[ast.Node]string{}
+	for _, n := range tc.nodes {
+		br, ok := n.(*ast.BranchStmt)
+		if !ok || br.Tok != token.BREAK || br.Label == nil {
+			continue
+		}
+		var target ast.Node
+		inSelect := false
+		for p := tc.parents[br]; p != nil; p = tc.parents[p] {
+			if _, ok := p.(*ast.SelectStmt); ok {
+				inSelect = true
+			}
+			if ls, ok := p.(*ast.LabeledStmt); ok && ls.Label.Name == br.Label.Name {
+				target = ls.Stmt
+				break
+			}
+			if _, ok := p.(*ast.FuncLit); ok {
+				break
+			}
+		}
+		if target == nil || !inSelect {
+			continue
+		}
+		if rs, ok := target.(*ast.RangeStmt); ok {
+			if _, isFunc := under(tc.c.info.Types[rs.X].Type).(*types.Signature); isFunc {
+				continue // rewritten by passRangeFunc
+			}
+		}
+		l, ok := labels[target]
+		if !ok {
+			l = tc.fresh("_sb")
+			labels[target] = l
+			out = append(out, tc.insertAt(target.End(), "; "+l+": ;"))
+		}
+		out = append(out, tc.replace(br.Pos(), br.End(), "goto "+l))
+	}
+	return out
+}

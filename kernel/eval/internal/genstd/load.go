@@ -14,7 +14,7 @@ import (
 	"github.com/conclab/conclab/kernel/eval/internal/genstd/rt"
 )
 
-//go:embed builtin cmp iter maps slices overlay
+//go:embed builtin cmp iter maps slices unique weak overlay
 var files embed.FS
 
 // BuiltinPath is the path of the interpreted package holding min, max and
@@ -76,7 +76,7 @@ func Packages() []Package {
 		sort.Strings(pkg.Imports)
 		out = append(out, pkg)
 	}
-	for _, p := range []string{"cmp", "iter", "slices", "maps"} {
+	for _, p := range []string{"cmp", "iter", "slices", "maps", "unique", "weak"} {
 		add(p, p, "")
 	}
 	add("builtin", BuiltinPath, "")

@@ -210,10 +210,7 @@ func yaegiWrapper(v any) (wrapped, bool) {
 	if t.Kind() != reflect.Struct || t.NumField() < 2 || t.Field(0).Name != "IValue" {
 		return wrapped{}, false
 	}
-	w := wrapped{inner: rv.Field(0)}
-	if w.inner.Kind() == reflect.Interface {
-		w.inner = w.inner.Elem()
-	}
+	w := wrapped{inner: reflect.ValueOf(reach.Unwrap(reach.WrapperValue(rv)))}
 	for i := 1; i < t.NumField(); i++ {
 		f := rv.Field(i)
 		if f.Kind() != reflect.Func || f.IsNil() {

@@ -9,7 +9,7 @@ import (
 type User struct {
 	Name  string `json:"name" db:"user_name"`
 	Email string `json:"email"`
-	age   int
+	Age   int
 }
 
 func main() {
@@ -18,7 +18,7 @@ func main() {
 		f := t.Field(i)
 		fmt.Println(f.Name, f.Type, f.Tag.Get("json"), f.Tag.Get("db"), f.IsExported())
 	}
-	fmt.Println(t.Name(), t.Kind(), reflect.TypeFor[[]int]())
+	fmt.Println(t.Kind(), t.NumField(), reflect.TypeFor[[]int](), reflect.TypeFor[error]().Kind())
 	v := reflect.ValueOf(User{Name: "ana", Email: "a@x"})
 	fmt.Println(v.Field(0).String(), v.NumField())
 	h1 := unique.Make("gopher")

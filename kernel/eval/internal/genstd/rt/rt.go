@@ -8,6 +8,9 @@ import (
 	"math"
 	"reflect"
 	"sort"
+	"sync"
+	"unsafe"
+	"weak"
 
 	"github.com/conclab/conclab/kernel/eval/internal/reach"
 )
@@ -48,10 +51,49 @@ func Pull2(seq func(yield func(any, any) bool)) (next func() (any, any, bool), s
 	return iter.Pull2(iter.Seq2[any, any](seq))
 }
 
+var interned sync.Map // any(value) -> pointer to the interned copy
+
+// Intern returns the interned pointer for value, making it with make the
+// first time (unique.Make).
+func Intern(value any, make func() any) any {
+	if p, ok := interned.Load(value); ok {
+		return p
+	}
+	p, _ := interned.LoadOrStore(value, make())
+	return p
+}
+
+// Weak is a weak pointer to an object of any type: a weak.Pointer to its
+// first byte (weak.Pointer of the interpreted weak package).
+type Weak = weak.Pointer[byte]
+
+// MakeWeak makes the weak pointer of the object ptr points to.
+func MakeWeak(ptr any) Weak {
+	v := reflect.ValueOf(ptr)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return Weak{}
+	}
+	return weak.Make((*byte)(v.UnsafePointer()))
+}
+
+// WeakValue returns the object of w as a pointer of typed's type (a nil
+// pointer of the type), nil once the object is gone.
+func WeakValue(w Weak, typed any) any {
+	b := w.Value()
+	if b == nil {
+		return nil
+	}
+	return reflect.NewAt(reflect.TypeOf(typed).Elem(), unsafe.Pointer(b)).Interface()
+}
+
 // Symbols is the package's symbol table for the interpreter.
 func Symbols() map[string]reflect.Value {
 	return map[string]reflect.Value{
 		"Clear":           reflect.ValueOf(Clear),
+		"Intern":          reflect.ValueOf(Intern),
+		"MakeWeak":        reflect.ValueOf(MakeWeak),
+		"Weak":            reflect.ValueOf((*Weak)(nil)),
+		"WeakValue":       reflect.ValueOf(WeakValue),
 		"ErrorsAs":        reflect.ValueOf(ErrorsAs),
 		"ErrorsIs":        reflect.ValueOf(ErrorsIs),
 		"Pull2":           reflect.ValueOf(Pull2),

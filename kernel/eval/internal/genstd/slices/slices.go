@@ -188,7 +188,9 @@ func Clone[S ~[]E, E any](s S) S {
 	if s == nil {
 		return nil
 	}
-	return append(S{}, s...)
+	// make, not S{}: yaegi cannot instantiate a composite literal of a
+	// type parameter.
+	return append(make(S, 0, len(s)), s...)
 }
 
 // Compact replaces consecutive runs of equal elements with a single copy,

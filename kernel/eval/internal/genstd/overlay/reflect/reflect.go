@@ -6,11 +6,11 @@ import "reflect"
 
 // TypeFor returns the reflect.Type that represents the type argument T.
 func TypeFor[T any]() reflect.Type {
-	return reflect.TypeOf((*T)(nil)).Elem()
+	var p *T
+	return reflect.TypeOf(p).Elem()
 }
 
-// TypeAssert is semantically equivalent to v.Interface().(T), but it may
-// panic where that would: an invalid v, or one obtained by unexported fields.
+// TypeAssert is semantically equivalent to v.Interface().(T).
 func TypeAssert[T any](v reflect.Value) (T, bool) {
 	x, ok := v.Interface().(T)
 	return x, ok

@@ -1,0 +1,29 @@
+// Package weak is the interpreted form of the standard library's weak: a
+// Pointer holds the compiled weak pointer of the object's address.
+package weak
+
+import "github.com/conclab/conclab/kernel/eval/internal/genstd/rt"
+
+// Pointer is a weak pointer to a value of type T.
+type Pointer[T any] struct {
+	w rt.Weak
+}
+
+// Make creates a weak pointer from a pointer to some value of type T.
+func Make[T any](ptr *T) Pointer[T] {
+	if ptr == nil {
+		return Pointer[T]{}
+	}
+	return Pointer[T]{w: rt.MakeWeak(ptr)}
+}
+
+// Value returns the original pointer used to create the weak pointer, or
+// nil if the value it points to has been reclaimed by the garbage
+// collector.
+func (p Pointer[T]) Value() *T {
+	v := rt.WeakValue(p.w, (*T)(nil))
+	if v == nil {
+		return nil
+	}
+	return v.(*T)
+}
