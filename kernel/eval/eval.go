@@ -810,7 +810,12 @@ func (s *Session) runRewritten(ctx context.Context, seg segment, orig string) er
 		}
 		pieces = declCommaOk(src, s.chanElem)
 		if len(pieces) == 1 && pieces[0].decl {
-			return s.runPiece(ctx, src, true, seg.line)
+			for _, part := range typesFirst(src) {
+				if err := s.runPiece(ctx, part, true, seg.line); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
 	} else {
 		pieces = rewriteCommaOk(seg.src, s.chanElem)

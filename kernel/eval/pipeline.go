@@ -2,6 +2,8 @@ package eval
 
 import (
 	"fmt"
+
+	"github.com/conclab/conclab/kernel/eval/internal/genstd"
 	"go/scanner"
 	"go/token"
 	"go/types"
@@ -25,11 +27,16 @@ type typedPass struct {
 // keeps the expressions inside them in place, so one pass's edits inside
 // another's construct survive).
 var typedPasses = []typedPass{
+	{"stdimport", "yaegi registers a package compiled from source under its name only: imports of the interpreted " +
+		"crypto/hkdf and crypto/pbkdf2 go to conclab_crypto_hkdf ...", "yaegi registers source packages by path", passStdImport},
 	{"typefor", "yaegi's compiler panics on a call of a generic function without arguments (reflect.TypeFor[T]())",
 		"yaegi compiles generic calls without arguments", passTypeFor},
 	{"overlay", "generic functions and types of compiled packages cannot be linked into yaegi " +
 		"(sync.OnceValue, errors.AsType, atomic.Pointer): they come from interpreted overlay packages",
 		"yaegi links generic API of compiled packages", passOverlay},
+	{"stdgeneric", "yaegi keeps one instance of a generic function or type per name and type arguments, whatever the package " +
+		"(hkdf.Key[hash.Hash] and pbkdf2.Key[hash.Hash] were one): the interpreted packages' generics have names of their own, Name__pkg",
+		"yaegi keys generic instances by package", passStdGeneric},
 	{"instantiate", "yaegi cannot infer type arguments (slices.Sort(s) fails, slices.Sort[[]int, int](s) runs)",
 		"yaegi infers type arguments", passInstantiate},
 	{"builtins", "yaegi has no min, max or clear (Go 1.21)", "yaegi implements them", passBuiltins},
@@ -154,7 +161,7 @@ func (s *Session) segPkgName(c *checked) func(string) (string, bool) {
 		}
 		for _, sp := range stdPackages {
 			if sp.Path == p {
-				return p, true
+				return genstd.InterpName(sp), true
 			}
 		}
 		return s.lib.nameOf(p)

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"go/ast"
+	"go/token"
 	"strings"
 )
 
@@ -44,4 +45,61 @@ func programMain(segs []segment) []segment {
 		last = max(last, s.line+strings.Count(s.src, "\n"))
 	}
 	return append(segs, segment{kind: segStmt, src: mainName + "()", line: last})
+}
+
+// typesFirst splits a declaration segment that declares types and
+// functions into two sources run one after the other: its imports, types
+// and constants, then its functions, methods and variables (interpreter
+// limit: yaegi instantiates a generic function or type with a type declared
+// in the same source wrongly, e.g. weak.Make[blob] in a program declaring
+// blob: "mismatched types main.blob and *main.blob"). Each source keeps the
+// other's declarations as blank lines, so that lines stay the cell's.
+func typesFirst(src string) []string {
+	f, off, ok := parseSegment(src, true)
+	if !ok {
+		return []string{src}
+	}
+	var first, second [][2]int
+	for _, d := range f.Decls {
+		r := [2]int{off(d.Pos()), off(d.End())}
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok != token.VAR {
+			first = append(first, r)
+		} else {
+			second = append(second, r)
+		}
+	}
+	hasType := false
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
+			hasType = true
+		}
+	}
+	if !hasType || len(second) == 0 {
+		return []string{src}
+	}
+	// blank keeps the ranges of keep and a semicolon right after each (a
+	// declaration ended by ';' before another on its line), and turns the
+	// rest into spaces, newlines kept.
+	blank := func(keep [][2]int) string {
+		b := []byte(src)
+		out := make([]byte, len(b))
+		for i := range b {
+			if b[i] == '\n' {
+				out[i] = '\n'
+			} else {
+				out[i] = ' '
+			}
+		}
+		for _, r := range keep {
+			copy(out[r[0]:r[1]], b[r[0]:r[1]])
+			for i := r[1]; i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == ';'); i++ {
+				if b[i] == ';' {
+					out[i] = ';'
+					break
+				}
+			}
+		}
+		return string(out)
+	}
+	return []string{blank(first), blank(second)}
 }

@@ -49,13 +49,14 @@ func (tc *typedCtx) fresh(prefix string) string {
 	return prefix + strconv.Itoa(*tc.seq)
 }
 
-// typeString writes t as the segment can name it.
+// typeString writes t as the segment can name it (the generic types of
+// the interpreted packages by their interpreter names).
 func (tc *typedCtx) typeString(t types.Type) (string, bool) {
 	if !printable(t, true) {
 		return "", false
 	}
 	ok := true
-	s := types.TypeString(t, func(p *types.Package) string {
+	qual := func(p *types.Package) string {
 		if p.Path() == "main" {
 			return ""
 		}
@@ -64,8 +65,63 @@ func (tc *typedCtx) typeString(t types.Type) (string, bool) {
 			ok = false
 		}
 		return n
-	})
+	}
+	s := types.TypeString(t, qual)
+	for _, r := range interpGenericTypes(t, qual) {
+		s = strings.ReplaceAll(s, r[0], r[1])
+	}
 	return s, ok
+}
+
+// interpGenericTypes lists, for the generic types of interpreted packages
+// t mentions, the replacement of "pkg.Name[" by "pkg.Name__pkg[".
+func interpGenericTypes(t types.Type, qual types.Qualifier) [][2]string {
+	var out [][2]string
+	seen := map[types.Type]bool{}
+	var walk func(t types.Type)
+	walk = func(t types.Type) {
+		if t == nil || seen[t] {
+			return
+		}
+		seen[t] = true
+		switch x := t.(type) {
+		case *types.Named:
+			o := x.Obj()
+			if o.Pkg() != nil {
+				if r := interpMember(o.Pkg().Path(), o.Name()); r != o.Name() {
+					q := qual(o.Pkg())
+					out = append(out, [2]string{q + "." + o.Name() + "[", q + "." + r + "["})
+				}
+			}
+			for i := 0; i < x.TypeArgs().Len(); i++ {
+				walk(x.TypeArgs().At(i))
+			}
+		case *types.Pointer:
+			walk(x.Elem())
+		case *types.Slice:
+			walk(x.Elem())
+		case *types.Array:
+			walk(x.Elem())
+		case *types.Map:
+			walk(x.Key())
+			walk(x.Elem())
+		case *types.Chan:
+			walk(x.Elem())
+		case *types.Signature:
+			for i := 0; i < x.Params().Len(); i++ {
+				walk(x.Params().At(i).Type())
+			}
+			for i := 0; i < x.Results().Len(); i++ {
+				walk(x.Results().At(i).Type())
+			}
+		case *types.Struct:
+			for i := 0; i < x.NumFields(); i++ {
+				walk(x.Field(i).Type())
+			}
+		}
+	}
+	walk(t)
+	return out
 }
 
 func (tc *typedCtx) off(p token.Pos) int { return tc.c.off(p) }
@@ -194,7 +250,7 @@ func passBuiltins(tc *typedCtx) []edit {
 			if b.Name() == "max" {
 				name = "Max"
 			}
-			out = append(out, tc.replace(id.Pos(), id.End(), builtinPkg+"."+name+"["+t+"]"))
+			out = append(out, tc.replace(id.Pos(), id.End(), builtinPkg+"."+interpMember(builtinPkg, name)+"["+t+"]"))
 		case "clear":
 			out = append(out, tc.replace(id.Pos(), id.End(), builtinPkg+".Clear"))
 		}
@@ -649,7 +705,7 @@ func passFuncLitArg(tc *typedCtx) []edit {
 			if !ok {
 				continue
 			}
-			out = append(out, tc.insertAt(lit.Pos(), builtinPkg+".Lit["+t+"]("), tc.insertAt(lit.End(), ")"))
+			out = append(out, tc.insertAt(lit.Pos(), builtinPkg+"."+interpMember(builtinPkg, "Lit")+"["+t+"]("), tc.insertAt(lit.End(), ")"))
 		}
 	}
 	return out
@@ -739,6 +795,72 @@ func passSelectBreak(tc *typedCtx) []edit {
 			out = append(out, tc.insertAt(target.End(), "; "+l+": ;"))
 		}
 		out = append(out, tc.replace(br.Pos(), br.End(), "goto "+l))
+	}
+	return out
+}
+
+// passStdImport points imports of interpreted standard packages with paths
+// of several elements at the name the interpreter knows them by:
+//
+//	import "crypto/hkdf"  ->  import hkdf "conclab_crypto_hkdf"
+//
+// (yaegi registers a package compiled from source under its name only).
+func passStdImport(tc *typedCtx) []edit {
+	var out []edit
+	for _, n := range tc.nodes {
+		is, ok := n.(*ast.ImportSpec)
+		if !ok {
+			continue
+		}
+		p, err := strconv.Unquote(is.Path.Value)
+		if err != nil {
+			continue
+		}
+		ip := interpPath(p)
+		if ip == p {
+			continue
+		}
+		name := guessPkgName(p)
+		if is.Name != nil {
+			out = append(out, tc.replace(is.Path.Pos(), is.Path.End(), strconv.Quote(ip)))
+			continue
+		}
+		out = append(out, tc.replace(is.Path.Pos(), is.Path.End(), name+" "+strconv.Quote(ip)))
+	}
+	return out
+}
+
+// passStdGeneric writes a cell's uses of the generic functions and types
+// of the interpreted standard packages by the names the interpreter knows
+// them by (slices.Collect -> slices.Collect__slices; see genericNames).
+func passStdGeneric(tc *typedCtx) []edit {
+	var out []edit
+	for _, n := range tc.nodes {
+		id, ok := n.(*ast.Ident)
+		if !ok {
+			continue
+		}
+		obj := tc.c.info.Uses[id]
+		if obj == nil || obj.Pkg() == nil {
+			continue
+		}
+		if r := interpMember(obj.Pkg().Path(), obj.Name()); r != obj.Name() && obj.Parent() == obj.Pkg().Scope() {
+			out = append(out, tc.replace(id.Pos(), id.End(), r))
+			continue
+		}
+		if f, ok := obj.(*types.Func); ok {
+			if recv := f.Type().(*types.Signature).Recv(); recv != nil {
+				t := recv.Type()
+				if p, ok := t.(*types.Pointer); ok {
+					t = p.Elem()
+				}
+				if n, ok := t.(*types.Named); ok {
+					if r := interpMethod(obj.Pkg().Path(), n.Obj().Name(), obj.Name()); r != obj.Name() {
+						out = append(out, tc.replace(id.Pos(), id.End(), r))
+					}
+				}
+			}
+		}
 	}
 	return out
 }

@@ -75,14 +75,6 @@ func (x stdExtractor) extract(p *types.Package, w *bytes.Buffer) (generatedAPI, 
 				api.generic++
 				continue
 			}
-			if o.IsAlias() {
-				if n, ok := types.Unalias(o.Type()).(*types.Named); ok && n.TypeArgs().Len() > 0 {
-					// An alias of an instantiated generic type has no
-					// reflect form to take the address of by name.
-					api.generic++
-					continue
-				}
-			}
 			it, isIface := o.Type().Underlying().(*types.Interface)
 			if isIface && !it.IsMethodSet() {
 				api.generic++ // a constraint

@@ -38,10 +38,12 @@ func init() {
 	m["_UnmarshalerFrom"] = reflect.ValueOf((*_encoding_json_v2_UnmarshalerFrom)(nil))
 	m["Marshaler"] = reflect.ValueOf((*json.Marshaler)(nil))
 	m["MarshalerTo"] = reflect.ValueOf((*json.MarshalerTo)(nil))
+	m["Marshalers"] = reflect.ValueOf((*json.Marshalers)(nil))
 	m["Options"] = reflect.ValueOf((*json.Options)(nil))
 	m["SemanticError"] = reflect.ValueOf((*json.SemanticError)(nil))
 	m["Unmarshaler"] = reflect.ValueOf((*json.Unmarshaler)(nil))
 	m["UnmarshalerFrom"] = reflect.ValueOf((*json.UnmarshalerFrom)(nil))
+	m["Unmarshalers"] = reflect.ValueOf((*json.Unmarshalers)(nil))
 	Symbols["encoding/json/v2/json"] = m
 }
 

@@ -14,7 +14,7 @@ import (
 	"github.com/conclab/conclab/kernel/eval/internal/genstd/rt"
 )
 
-//go:embed builtin cmp iter maps slices unique weak overlay
+//go:embed builtin cmp iter maps slices unique weak crypto overlay
 var files embed.FS
 
 // BuiltinPath is the path of the interpreted package holding min, max and
@@ -76,7 +76,7 @@ func Packages() []Package {
 		sort.Strings(pkg.Imports)
 		out = append(out, pkg)
 	}
-	for _, p := range []string{"cmp", "iter", "slices", "maps", "unique", "weak"} {
+	for _, p := range []string{"cmp", "iter", "slices", "maps", "unique", "weak", "crypto/hkdf", "crypto/pbkdf2"} {
 		add(p, p, "")
 	}
 	add("builtin", BuiltinPath, "")
@@ -199,4 +199,16 @@ func importsOf(src string) []string {
 // takes.
 func RTSymbols() map[string]map[string]reflect.Value {
 	return map[string]map[string]reflect.Value{RTPath + "/rt": rt.Symbols()}
+}
+
+// InterpName is the name the interpreter knows an interpreted package by
+// (and its import path there): its own for one-element paths ("slices"),
+// "conclab_" and the path for longer ones ("conclab_crypto_hkdf"), since
+// yaegi registers a package compiled from source under its name. The
+// pipeline's stdimport pass rewrites cells' imports of the longer ones.
+func InterpName(p Package) string {
+	if p.Overlays == "" && strings.Contains(p.Path, "/") {
+		return "conclab_" + strings.ReplaceAll(p.Path, "/", "_")
+	}
+	return p.Name
 }

@@ -15,6 +15,7 @@
 package importer
 
 import (
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/constant"
@@ -57,6 +58,12 @@ type Importer struct {
 	named   map[reflect.Type]types.Type
 	loading map[string]bool
 	errs    map[string]error
+	// building counts the compiled packages being built from their
+	// tables; while one is, instances of generic types are mapped only to
+	// interpreted packages already loaded (loading one then could import
+	// the package being built, incomplete).
+	building  int
+	preloaded bool
 }
 
 // New returns an Importer over tables (symbol tables, "path/name" -> name
@@ -97,6 +104,14 @@ func (im *Importer) FileSet() *token.FileSet { return im.fset }
 func (im *Importer) Import(p string) (*types.Package, error) {
 	im.mu.Lock()
 	defer im.mu.Unlock()
+	if !im.preloaded {
+		// iter first: its generic types (iter.Seq[string]) appear in the
+		// compiled packages' API (strings.Lines).
+		im.preloaded = true
+		if _, ok := im.sources["iter"]; ok {
+			_, _ = im.importLocked("iter")
+		}
+	}
 	return im.importLocked(p)
 }
 
@@ -222,6 +237,8 @@ func guessName(p string) string {
 
 // binary builds the package of compiled package p from its symbol table.
 func (im *Importer) binary(p string) *types.Package {
+	im.building++
+	defer func() { im.building-- }()
 	pkg := im.pkgObj(p)
 	tab, _ := im.table(p)
 	names := make([]string, 0, len(tab))
@@ -497,7 +514,10 @@ func (im *Importer) instance(t reflect.Type, base string) types.Type {
 			break
 		}
 	}
-	if !ok {
+	if !ok || im.loading[src.Path] {
+		return nil
+	}
+	if _, loaded := im.pkgs[src.Path]; !loaded && im.building > 0 {
 		return nil
 	}
 	pkg, err := im.importLocked(src.Path)
@@ -583,10 +603,11 @@ func (im *Importer) checkSource(src Source) (*types.Package, error) {
 	if err != nil {
 		return nil, err
 	}
-	conf := types.Config{Importer: lockedImporter{im}}
-	pkg, err := conf.Check(src.Path, im.fset, files, nil)
-	if err != nil {
-		return nil, fmt.Errorf("type-checking the interpreted package %s: %w", src.Path, err)
+	var errs []error
+	conf := types.Config{Importer: lockedImporter{im}, Error: func(err error) { errs = append(errs, err) }}
+	pkg, _ := conf.Check(src.Path, im.fset, files, nil)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("type-checking the interpreted package %s: %w", src.Path, errors.Join(errs...))
 	}
 	return pkg, nil
 }

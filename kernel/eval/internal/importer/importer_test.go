@@ -41,3 +41,17 @@ func TestImportStd(t *testing.T) {
 		}
 	}
 }
+
+// Packages import in any order: an interpreted package importing the
+// compiled support (rt) while another loads.
+func TestImportOrders(t *testing.T) {
+	t.Parallel()
+	for _, order := range [][]string{{"weak"}, {"crypto/hkdf", "weak"}, {"unique", "weak", "slices"}, {"strings", "slices", "iter"}} {
+		im := newStd()
+		for _, p := range order {
+			if _, err := im.Import(p); err != nil {
+				t.Errorf("%v: Import(%q) = %v", order, p, err)
+			}
+		}
+	}
+}

@@ -51,21 +51,22 @@ func Pull2(seq func(yield func(any, any) bool)) (next func() (any, any, bool), s
 	return iter.Pull2(iter.Seq2[any, any](seq))
 }
 
-var interned sync.Map // any(value) -> pointer to the interned copy
+var interned sync.Map // any(value) -> its token
 
-// Intern returns the interned pointer for value, making it with make the
-// first time (unique.Make).
-func Intern(value any, make func() any) any {
+// Intern returns the token of value: the same for equal values (compared
+// as interface values), different for different ones (unique.Make).
+func Intern(value any) any {
 	if p, ok := interned.Load(value); ok {
 		return p
 	}
-	p, _ := interned.LoadOrStore(value, make())
+	p, _ := interned.LoadOrStore(value, new(byte))
 	return p
 }
 
 // Weak is a weak pointer to an object of any type: a weak.Pointer to its
-// first byte (weak.Pointer of the interpreted weak package).
-type Weak = weak.Pointer[byte]
+// first byte (weak.Pointer of the interpreted weak package). Comparable:
+// two are equal when made from the same object.
+type Weak struct{ p weak.Pointer[byte] }
 
 // MakeWeak makes the weak pointer of the object ptr points to.
 func MakeWeak(ptr any) Weak {
@@ -73,34 +74,51 @@ func MakeWeak(ptr any) Weak {
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return Weak{}
 	}
-	return weak.Make((*byte)(v.UnsafePointer()))
+	return Weak{weak.Make((*byte)(v.UnsafePointer()))}
 }
 
-// WeakValue returns the object of w as a pointer of typed's type (a nil
-// pointer of the type), nil once the object is gone.
-func WeakValue(w Weak, typed any) any {
-	b := w.Value()
+// WeakValue stores in *dst (dst is a **T) the object of w as a *T, nil
+// once the object is gone.
+func WeakValue(w Weak, dst any) {
+	d := reflect.ValueOf(dst).Elem()
+	b := w.p.Value()
 	if b == nil {
-		return nil
+		d.Set(reflect.Zero(d.Type()))
+		return
 	}
-	return reflect.NewAt(reflect.TypeOf(typed).Elem(), unsafe.Pointer(b)).Interface()
+	d.Set(reflect.NewAt(d.Type().Elem(), unsafe.Pointer(b)))
 }
+
+// extra are the symbols of build-constrained files (Go 1.27's).
+var extra = map[string]reflect.Value{}
 
 // Symbols is the package's symbol table for the interpreter.
 func Symbols() map[string]reflect.Value {
-	return map[string]reflect.Value{
-		"Clear":           reflect.ValueOf(Clear),
-		"Intern":          reflect.ValueOf(Intern),
-		"MakeWeak":        reflect.ValueOf(MakeWeak),
-		"Weak":            reflect.ValueOf((*Weak)(nil)),
-		"WeakValue":       reflect.ValueOf(WeakValue),
-		"ErrorsAs":        reflect.ValueOf(ErrorsAs),
-		"ErrorsIs":        reflect.ValueOf(ErrorsIs),
-		"Pull2":           reflect.ValueOf(Pull2),
-		"SignBit":         reflect.ValueOf(SignBit),
-		"SortSlice":       reflect.ValueOf(SortSlice),
-		"SortSliceStable": reflect.ValueOf(SortSliceStable),
+	m := map[string]reflect.Value{
+		"AddCleanup":             reflect.ValueOf(AddCleanup),
+		"ConvertAssign":          reflect.ValueOf(ConvertAssign),
+		"HKDFExpand":             reflect.ValueOf(HKDFExpand),
+		"HKDFExtract":            reflect.ValueOf(HKDFExtract),
+		"HKDFKey":                reflect.ValueOf(HKDFKey),
+		"MaphashComparable":      reflect.ValueOf(MaphashComparable),
+		"MaphashWriteComparable": reflect.ValueOf(MaphashWriteComparable),
+		"PBKDF2Key":              reflect.ValueOf(PBKDF2Key),
+		"Clear":                  reflect.ValueOf(Clear),
+		"Intern":                 reflect.ValueOf(Intern),
+		"MakeWeak":               reflect.ValueOf(MakeWeak),
+		"Weak":                   reflect.ValueOf((*Weak)(nil)),
+		"WeakValue":              reflect.ValueOf(WeakValue),
+		"ErrorsAs":               reflect.ValueOf(ErrorsAs),
+		"ErrorsIs":               reflect.ValueOf(ErrorsIs),
+		"Pull2":                  reflect.ValueOf(Pull2),
+		"SignBit":                reflect.ValueOf(SignBit),
+		"SortSlice":              reflect.ValueOf(SortSlice),
+		"SortSliceStable":        reflect.ValueOf(SortSliceStable),
 	}
+	for k, v := range extra {
+		m[k] = v
+	}
+	return m
 }
 
 // ErrorsIs is errors.Is for errors that may be values of cell types: the
