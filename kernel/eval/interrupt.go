@@ -1,16 +1,15 @@
 package eval
 
 import (
-	"bytes"
 	"context"
 	"reflect"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/traefik/yaegi/interp"
+
+	"github.com/conclab/conclab/kernel/eval/internal/reach"
 )
 
 // How a cell is interrupted. yaegi's only way to stop interpreted code is
@@ -35,8 +34,8 @@ import (
 //     run on normally.
 //
 // The yaegi internals used (the interpreter's id, its frame's done channel)
-// are reached by reflection; if their layout is not the expected one, step
-// 2 behaves as plain yaegi does (the id is not set back).
+// are reached through package reach; if their layout is not the expected
+// one, step 2 behaves as plain yaegi does (the id is not set back).
 
 // stopGrace is how long an interrupted cell may take to end on its own
 // before yaegi stops it.
@@ -95,7 +94,7 @@ func (s *Session) hardStop() {
 	st := s.stop
 	s.mu.Unlock()
 	st.once.Do(func() {
-		if p, ok := runIDOf(s.in); ok {
+		if p, ok := reach.Of(s.in).RunID(); ok {
 			st.runID, st.restore = atomic.LoadUint64(p), true
 		}
 		close(st.hard)
@@ -118,50 +117,14 @@ func (s *Session) afterStop(settled bool) {
 	if !settled || !st.restore {
 		return
 	}
-	p, ok := runIDOf(s.in)
+	p, ok := reach.Of(s.in).RunID()
 	if !ok {
 		return
 	}
 	// yaegi's stop adds one; anything else means another stop happened.
 	if atomic.CompareAndSwapUint64(p, st.runID+1, st.runID) {
-		refreshDone(s.in)
+		reach.Of(s.in).RefreshDone()
 	}
-}
-
-// runIDOf returns the address of the interpreter's run id.
-func runIDOf(in *interp.Interpreter) (p *uint64, ok bool) {
-	defer func() {
-		if recover() != nil {
-			p, ok = nil, false
-		}
-	}()
-	f := reflect.ValueOf(in).Elem().FieldByName("id")
-	if !f.IsValid() || f.Kind() != reflect.Uint64 {
-		return nil, false
-	}
-	return (*uint64)(unsafe.Pointer(f.UnsafeAddr())), true
-}
-
-// refreshDone gives the interpreter's global frame a done channel that is
-// open: the stopped execution closed its own, and frames made from the
-// global frame (calls of cell functions by compiled code) copy it, so their
-// channel operations would end at once until the next cell runs.
-func refreshDone(in *interp.Interpreter) {
-	defer func() { _ = recover() }()
-	fp := reflect.ValueOf(in).Elem().FieldByName("frame")
-	if !fp.IsValid() || fp.Kind() != reflect.Pointer || fp.IsNil() {
-		return
-	}
-	fr := fp.Elem()
-	mf, df := fr.FieldByName("mutex"), fr.FieldByName("done")
-	if !mf.IsValid() || mf.Type() != reflect.TypeOf(sync.RWMutex{}) || !df.IsValid() || df.Type() != reflect.TypeOf(reflect.SelectCase{}) {
-		return
-	}
-	mu := (*sync.RWMutex)(unsafe.Pointer(mf.UnsafeAddr()))
-	done := reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(make(chan struct{}))}
-	mu.Lock()
-	exposed(df).Set(reflect.ValueOf(done))
-	mu.Unlock()
 }
 
 // sleep is time.Sleep in cells. It returns early when the cell is
@@ -185,24 +148,8 @@ func (s *Session) sleep(d time.Duration) {
 	case <-t.C:
 	case <-asked:
 	case <-st.hard:
-		if !onCellGoroutine() {
+		if !reach.OnExecuteGoroutine() {
 			<-t.C
 		}
 	}
 }
-
-// onCellGoroutine reports whether the calling goroutine is the one running
-// a cell's statements (yaegi's ExecuteWithContext goroutine).
-func onCellGoroutine() bool {
-	buf := make([]byte, 64<<10)
-	for {
-		n := runtime.Stack(buf, false)
-		if n < len(buf) || len(buf) >= 64<<20 {
-			return bytes.Contains(buf[:n], []byte(executeFrame))
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-}
-
-// executeFrame is the function yaegi runs a cell's program in.
-const executeFrame = "interp.(*Interpreter).ExecuteWithContext.func1"

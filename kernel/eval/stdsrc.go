@@ -15,6 +15,7 @@ import (
 	"github.com/conclab/conclab/internal/symbols/stdlib"
 	"github.com/conclab/conclab/kernel/eval/internal/genstd"
 	"github.com/conclab/conclab/kernel/eval/internal/importer"
+	"github.com/conclab/conclab/kernel/eval/internal/reach"
 )
 
 // The standard library in a session: the compiled packages of the
@@ -28,20 +29,17 @@ import (
 // fmt's table goes in under the key "fmt/./fmt": yaegi's Use compiles its
 // own generic sources (slices, maps and cmp of Go 1.22) when the tables
 // hold "fmt/fmt", and those would clash with genstd's; the key names the
-// same import path (see yaegiinternals.go).
+// same import path (see package reach).
 func stdTables() map[string]map[string]reflect.Value {
 	out := make(map[string]map[string]reflect.Value, len(stdlib.Symbols)+1)
 	for k, v := range stdlib.Symbols {
 		if k == "fmt/fmt" {
-			k = fmtKey
+			k = reach.FmtKey
 		}
 		out[k] = v
 	}
 	return out
 }
-
-// fmtKey is fmt's key in the tables the session gives yaegi.
-const fmtKey = "fmt/./fmt"
 
 // stdPackages are the interpreted packages, dependencies first, made once.
 var stdPackages = genstd.Packages()

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/conclab/conclab/internal/symbols/stdlib"
 	"github.com/traefik/yaegi/interp"
+
+	"github.com/conclab/conclab/internal/symbols/stdlib"
+	"github.com/conclab/conclab/kernel/eval/internal/reach"
 )
 
 // Interface wrappers of the session, composed with the W_conclabSelf field
@@ -67,7 +69,7 @@ func (w wrapFormatterSelf) Format(f fmt.State, verb rune) { w.WFormat(f, verb) }
 // fmt.Stringer and fmt.Formatter.
 func composedWrappers(in *interp.Interpreter) map[reflect.Value][]reflect.Type {
 	out := map[reflect.Value][]reflect.Type{}
-	if e, ok := in.Symbols("")[""]["_error"]; ok {
+	if e, ok := reach.Of(in).ErrorWrapper(); ok {
 		out[e] = []reflect.Type{reflect.TypeFor[wrapErrorUnwrapSelf](), reflect.TypeFor[wrapErrorSelf](), reflect.TypeFor[wrapErrorUnwrap]()}
 	}
 	f := stdlib.Symbols["fmt/fmt"]
