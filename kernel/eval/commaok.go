@@ -166,13 +166,6 @@ func declCommaOk(src string, elemType func(ch string) (string, bool)) []piece {
 	return pieces
 }
 
-// piece is a part of a statement segment run on its own: statements, or
-// (decl) a declaration. line is its first line's offset in the segment.
-type piece struct {
-	src  string
-	decl bool
-	line int
-}
 
 // rewriteOne returns the replacement of one top-level comma-ok definition.
 func rewriteOne(lhs []*ast.Ident, rhs ast.Expr, text func(ast.Node) string, declared map[string]bool,

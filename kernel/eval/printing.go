@@ -8,7 +8,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
-	"slices"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -97,8 +97,9 @@ func passTypeNames(tc *typedCtx) []edit {
 			if err != nil {
 				continue
 			}
-			if _, has := reflect.StructTag(old).Lookup("json"); has {
-				add = slices.DeleteFunc(add, func(a string) bool { return strings.HasPrefix(a, "json:") })
+			if unexportedGroup(f) {
+				// Go's json ignores an unexported field, tag or not.
+				old = jsonTagRE.ReplaceAllString(old, "")
 			}
 			nt := strings.TrimSpace(old + " " + strings.Join(add, " "))
 			lit := "`" + nt + "`"
@@ -110,6 +111,8 @@ func passTypeNames(tc *typedCtx) []edit {
 	}
 	return out
 }
+
+var jsonTagRE = regexp.MustCompile(`(^|\s)json:"(\\.|[^"\\])*"`)
 
 // unexportedGroup reports whether a field group declares only unexported
 // fields (embedded fields excluded: json promotes their exported fields).

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"os"
 	"reflect"
 	"slices"
@@ -164,8 +166,13 @@ func (s *Session) registerPrinting(c *checked, src string) {
 	}
 }
 
+// runRewritten runs a typed-rewritten Go segment through the segment and
+// piece passes; orig is the segment as written (the last fallback of a
+// segment that stays one piece).
 func (s *Session) runRewritten(ctx context.Context, seg segment, orig string) error {
-	if seg.kind == segDecl {
+	decl := seg.kind == segDecl
+	if decl {
+		// A type declared again: yaegi would keep the first (redefine.go).
 		for _, t := range typeNames(seg.src) {
 			s.mu.Lock()
 			kind := s.known[t]
@@ -175,47 +182,90 @@ func (s *Session) runRewritten(ctx context.Context, seg segment, orig string) er
 			}
 		}
 	}
-	var pieces []piece
-	if seg.kind == segDecl {
-		src := dedupeImports(seg.src, reach.Of(s.in), s.lib.importName)
-		if strings.TrimSpace(src) == "" {
-			return nil
-		}
-		pieces = declCommaOk(src, s.chanElem)
-		if len(pieces) == 1 && pieces[0].decl {
-			for _, part := range typesFirst(src) {
-				if err := s.runPiece(ctx, part, true, seg.line); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-	} else {
-		pieces = rewriteCommaOk(seg.src, s.chanElem)
-	}
-	if len(pieces) == 1 {
-		// One piece: the original is the last fallback.
-		return s.runPiece(ctx, pieces[0].src, false, seg.line, seg.src, orig)
+	pieces := []piece{{src: seg.src, decl: decl}}
+	for _, p := range passesOf(stageSegment) {
+		pieces = p.segment(s, pieces)
 	}
 	for _, p := range pieces {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if err := s.runPiece(ctx, p.src, p.decl, seg.line+p.line); err != nil {
+		var fallbacks []string
+		if len(pieces) == 1 && !p.decl {
+			fallbacks = []string{seg.src, orig}
+		}
+		if err := s.runPiece(ctx, p.src, p.decl, seg.line+p.line, fallbacks...); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// runPiece runs src (a declaration when decl) with its goroutines guarded
-// and ranges over integers rewritten, falling back to src as written and
-// then to fallbacks when the interpreter cannot compile a rewritten form.
+// runPiece runs src (declarations when decl) through the piece passes: the
+// first of these forms that compiles runs, once: src with every piece pass,
+// without the last, ..., src as it came, then the fallbacks.
 func (s *Session) runPiece(ctx context.Context, src string, decl bool, line int, fallbacks ...string) error {
-	r := rewriteRangeInt(rewriteTupleAssign(src, decl), decl, s.globalKind, s.intFunc)
-	alts := append([]string{guardGoroutines(r, decl, s.isPackageName, s.isConst), r, src}, fallbacks...)
-	_, err := s.run(ctx, line, dedupe(alts)...)
+	passes := passesOf(stagePiece)
+	forms := []string{src}
+	cur := src
+	for _, p := range passes {
+		cur = p.piece(s, cur, decl)
+		forms = append(forms, cur)
+	}
+	slices.Reverse(forms)
+	_, err := s.run(ctx, line, dedupe(append(forms, fallbacks...))...)
 	return err
+}
+
+// passImports drops the imports already in place from declaration pieces
+// (see dedupeImports); a piece left empty is dropped.
+func (s *Session) passImports(pieces []piece) []piece {
+	var out []piece
+	for _, p := range pieces {
+		if p.decl {
+			p.src = dedupeImports(p.src, reach.Of(s.in), s.lib.importName)
+			if strings.TrimSpace(p.src) == "" {
+				continue
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// passCommaOk cuts the top-level comma-ok forms yaegi cannot compile into
+// pieces of their own (see rewriteCommaOk, declCommaOk).
+func (s *Session) passCommaOk(pieces []piece) []piece {
+	var out []piece
+	for _, p := range pieces {
+		var sub []piece
+		if p.decl {
+			sub = declCommaOk(p.src, s.chanElem)
+		} else {
+			sub = rewriteCommaOk(p.src, s.chanElem)
+		}
+		for _, q := range sub {
+			q.line += p.line
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// passTypesFirst cuts declaration pieces that declare types and functions
+// in two (see typesFirst).
+func (s *Session) passTypesFirst(pieces []piece) []piece {
+	var out []piece
+	for _, p := range pieces {
+		if !p.decl {
+			out = append(out, p)
+			continue
+		}
+		for _, part := range typesFirst(p.src) {
+			out = append(out, piece{src: part, decl: true, line: p.line})
+		}
+	}
+	return out
 }
 
 // dedupe drops repeated strings, keeping the first of each.
@@ -269,34 +319,11 @@ func (s *Session) isPackageName(name string) bool {
 	return ok
 }
 
-// globalKind returns the kind of the session variable name.
-func (s *Session) globalKind(name string) (reflect.Kind, bool) {
-	v, ok := s.in.Globals()[name]
-	if !ok || !v.IsValid() {
-		return reflect.Invalid, false
-	}
-	return v.Kind(), true
-}
-
-// intFunc reports whether pkg.name is a linked-in function returning one int.
-func (s *Session) intFunc(pkg, name string) bool {
-	p, ok := s.resolvePackage(pkg)
-	if !ok || s.isVar(pkg) {
-		return false
-	}
-	v, ok := s.lib.exports(p)[name]
-	return ok && v.Kind() == reflect.Func && v.Type().NumOut() == 1 && v.Type().Out(0).Kind() == reflect.Int
-}
-
-// evalExpr evaluates the cell's final expression and renders its value.
+// evalExpr evaluates the cell's final expression and renders its value
+// (the lastvalue feature).
 func (s *Session) evalExpr(ctx context.Context, seg segment) (Result, error) {
-	// The result types of a call of a linked-in package's function, or of
-	// a method of a session variable of a linked-in type, are known
-	// without running anything. (Other calls are tried wrapped; a
-	// multi-value call then fails to compile and runs plainly.)
-	seg.src, _ = s.typedRewrite(seg.src, false)
-	results, known := s.callResults(seg.src)
-	single := !known || len(results) == 1
+	var c *checked
+	seg.src, c = s.typedRewrite(seg.src, false)
 	if decl, call, ok := hoistFuncLitCall(seg.src, 0); ok {
 		// A function literal called at the top level: declared, then
 		// called (see isFuncLitCall).
@@ -305,27 +332,25 @@ func (s *Session) evalExpr(ctx context.Context, seg segment) (Result, error) {
 		}
 		seg.src = call
 	}
-	// A final (value, error) or error: a non-nil error fails the cell as
-	// a failed check does (see errcheck.go), else the value is the result.
-	alts := []string{"_conclabShow(" + seg.src + ")", "_conclabShowPair(" + seg.src + ")", seg.src}
-	switch {
-	case known && len(results) == 1 && results[0] == errorType:
-		alts = []string{"_conclabShowErr(" + seg.src + ")", seg.src}
-	case known && len(results) == 2 && results[1] == errorType && isCount(seg.src, results[0]):
-		// fmt.Println's (n int, err error): the count is not the result.
-		alts = []string{"_conclabCheckPair(" + seg.src + ")", seg.src}
-	case known && len(results) == 2 && results[1] == errorType:
-		alts = []string{"_conclabShowPair(" + seg.src + ")", seg.src}
-	case !single:
-		_, err := s.run(ctx, seg.line, seg.src)
+	tv, typed := exprType(c)
+	if !typed {
+		// The checker could not type it: the result types of a call of a
+		// linked package's function, or of a method of a session variable
+		// of a compiled type, are known from reflection; other forms are
+		// tried wrapped (a multi-value call then fails to compile and
+		// runs plainly).
+		tv, typed = s.reflectedType(seg.src)
+	}
+	_, compiledCall := s.callResults(seg.src)
+	forms := displayForms(seg.src, tv, typed, compiledCall)
+	if len(forms) == 1 {
+		_, err := s.run(ctx, seg.line, forms...)
 		return Result{}, err
 	}
 	s.mu.Lock()
 	s.sink = sinkValue{}
 	s.mu.Unlock()
-	// Not a single value or (value, error) (a type, a multi-value call
-	// ...): the wrapped forms do not compile and the expression runs as is.
-	if _, err := s.run(ctx, seg.line, alts...); err != nil {
+	if _, err := s.run(ctx, seg.line, forms...); err != nil {
 		return Result{}, err
 	}
 	s.mu.Lock()
@@ -338,14 +363,79 @@ func (s *Session) evalExpr(ctx context.Context, seg segment) (Result, error) {
 	return Result{Value: sk.v, HasValue: true, Data: sk.d}, nil
 }
 
-var errorType = reflect.TypeFor[error]()
-
-// isCount reports whether the call src returns a byte or item count of
-// type t beside its error, as fmt.Print*, Write* and io.Copy* do.
-func isCount(src string, t reflect.Type) bool {
-	if t.Kind() != reflect.Int && t.Kind() != reflect.Int64 {
-		return false
+// exprType is the type of the final expression c checked.
+func exprType(c *checked) (types.TypeAndValue, bool) {
+	if c == nil || c.info == nil || c.body == nil || len(c.body.List) != 1 || len(c.errs) > 0 {
+		return types.TypeAndValue{}, false
 	}
+	es, ok := c.body.List[0].(*ast.ExprStmt)
+	if !ok {
+		return types.TypeAndValue{}, false
+	}
+	tv, ok := c.info.Types[es.X]
+	return tv, ok && (tv.Type != nil || tv.IsVoid())
+}
+
+// reflectedType is the type of src when it calls a compiled function or a
+// method of a session variable of a compiled type (see callResults).
+func (s *Session) reflectedType(src string) (types.TypeAndValue, bool) {
+	results, known := s.callResults(src)
+	if !known {
+		return types.TypeAndValue{}, false
+	}
+	var vars []*types.Var
+	for _, r := range results {
+		var t types.Type = types.Typ[types.Invalid]
+		if r == errorType {
+			t = types.Universe.Lookup("error").Type()
+		}
+		vars = append(vars, types.NewVar(token.NoPos, nil, "", t))
+	}
+	switch len(vars) {
+	case 0:
+		return types.TypeAndValue{Type: types.NewTuple()}, true
+	case 1:
+		return types.TypeAndValue{Type: vars[0].Type()}, true
+	}
+	return types.TypeAndValue{Type: types.NewTuple(vars...)}, true
+}
+
+// displayForms returns the forms the final expression src is compiled in
+// (the first that compiles runs, once): a value is shown
+// (_conclabShow), a final (value, error) shows the value or fails with the
+// error as a failed check does (see errcheck.go), a final call of a
+// compiled function returning an error (os.Chdir(dir)) fails when it is not
+// nil (another error value is shown), and a print's (n, err) shows nothing.
+// An expression with no value, a type or several values runs as it is.
+func displayForms(src string, tv types.TypeAndValue, typed, compiledCall bool) []string {
+	errT := types.Universe.Lookup("error").Type()
+	if !typed {
+		return []string{"_conclabShow(" + src + ")", "_conclabShowPair(" + src + ")", src}
+	}
+	switch t := tv.Type.(type) {
+	case nil:
+		return []string{src}
+	case *types.Tuple:
+		if t.Len() == 2 && types.Identical(t.At(1).Type(), errT) {
+			if isPrintCall(src) {
+				return []string{"_conclabCheckPair(" + src + ")", src}
+			}
+			return []string{"_conclabShowPair(" + src + ")", src}
+		}
+		return []string{src}
+	}
+	if tv.IsType() || tv.IsVoid() {
+		return []string{src}
+	}
+	if types.Identical(tv.Type, errT) && compiledCall {
+		return []string{"_conclabShowErr(" + src + ")", src}
+	}
+	return []string{"_conclabShow(" + src + ")", src}
+}
+
+// isPrintCall reports whether src calls a function returning a byte or
+// item count beside its error, as fmt.Print*, Write* and io.Copy* do.
+func isPrintCall(src string) bool {
 	fun, _ := callFun(src)
 	name := fun[strings.LastIndexByte(fun, '.')+1:]
 	for _, p := range []string{"Print", "Fprint", "Sprint", "Write", "Copy", "Read", "Scan", "Fscan", "Sscan"} {
@@ -355,6 +445,8 @@ func isCount(src string, t reflect.Type) bool {
 	}
 	return false
 }
+
+var errorType = reflect.TypeFor[error]()
 
 // callResults returns the result types of src when it is a call of a
 // linked-in package's function (pkg.F(...)) or of a method of a session
