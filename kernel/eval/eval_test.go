@@ -257,6 +257,36 @@ func TestShellAndCd(t *testing.T) {
 	}
 }
 
+// The cell grammar is internal/cellsrc's: lines in a raw string are Go
+// whatever they start with; any other line starting with % is a magic.
+func TestCellGrammar(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, code, want, wantErr string
+	}{
+		{"dollar line inside a raw string", "s := `\n$ not a command\n%not a magic\n`\ns", "\n$ not a command\n%not a magic\n", ""},
+		{"unknown magic", "x := 1\n%timeit x", "", "MagicError: cell line 2: unknown magic %timeit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _, _ := newSession(t)
+			r, err := s.Eval(context.Background(), tt.code)
+			if tt.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
+					t.Fatalf("Eval = %v; want an error starting %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Data.Data["text/plain"]; got != tt.want {
+				t.Errorf("value = %v; want %v", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestCompleteInspectIsComplete(t *testing.T) {
 	t.Parallel()
 	s, _, _ := newSession(t)

@@ -13,7 +13,7 @@ func FuzzSplitCell(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, code string) {
 		for _, seg := range splitCell(code) {
-			if seg.kind != segShell && seg.kind != segCd && seg.line < 1 {
+			if seg.kind != segShell && seg.kind != segMagic && seg.line < 1 {
 				t.Fatalf("segment %+v has no line", seg)
 			}
 			if (seg.kind == segStmt || seg.kind == segDecl) && !strings.Contains(code, strings.TrimSpace(seg.src)) {
@@ -85,7 +85,6 @@ func TestGuardGoroutines(t *testing.T) {
 		}
 	}
 }
-
 
 // noImports reports nothing bound.
 type noImports struct{}

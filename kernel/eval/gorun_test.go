@@ -95,7 +95,7 @@ func cellsProgram(cells []string) (string, error) {
 	for _, c := range cells {
 		for _, seg := range splitCell(c) {
 			switch {
-			case seg.kind == segShell || seg.kind == segCd:
+			case seg.kind == segShell || seg.kind == segMagic:
 				return "", fmt.Errorf("magic lines have no go run equivalent: %q", seg.src)
 			case seg.kind == segDecl:
 				d, imps := cutImports(seg.src)

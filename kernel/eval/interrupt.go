@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"reflect"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -127,11 +128,15 @@ func (s *Session) afterStop(settled bool) {
 	}
 }
 
-// sleep is time.Sleep in cells. It returns early when the cell is
-// interrupted while it sleeps (step 1). A sleep that starts after the
-// interrupt (a loop around it, or a handler) sleeps normally, except on the
-// cell's own goroutine, which yaegi's stop (step 2) wakes so that it stops.
+// sleep is time.Sleep in cells. It returns early on the cell's own
+// goroutine when the cell is interrupted while it sleeps (step 1); yaegi's
+// stop (step 2) wakes it too, so that it stops. A goroutine the
+// interrupted cell started ends instead (cellscope.go), at once if it is
+// sleeping. Other goroutines sleep on.
 func (s *Session) sleep(d time.Duration) {
+	if s.goroutines.doomed() {
+		runtime.Goexit()
+	}
 	if d <= 0 {
 		return
 	}
@@ -140,16 +145,27 @@ func (s *Session) sleep(d time.Duration) {
 	s.mu.Unlock()
 	t := time.NewTimer(d)
 	defer t.Stop()
-	asked := ctx.Done()
+	asked, hard := ctx.Done(), st.hard
 	if ctx.Err() != nil {
 		asked = nil
 	}
-	select {
-	case <-t.C:
-	case <-asked:
-	case <-st.hard:
-		if !reach.OnExecuteGoroutine() {
-			<-t.C
+	for {
+		select {
+		case <-t.C:
+			return
+		case <-asked:
+			asked = nil
+			if s.goroutines.doomed() {
+				runtime.Goexit()
+			}
+			if reach.OnExecuteGoroutine() {
+				return
+			}
+		case <-hard:
+			hard = nil
+			if reach.OnExecuteGoroutine() {
+				return
+			}
 		}
 	}
 }

@@ -6,7 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/conclab/conclab/internal/cellsrc"
 )
 
 func (s *Session) shell(ctx context.Context, seg segment) error {
@@ -75,8 +78,30 @@ func (s *Session) killGroups() {
 	}
 }
 
-func (s *Session) cd(seg segment) error {
-	dir := seg.src
+// magics are the `%` lines a cell may hold: name, what it does.
+var magics = []struct {
+	name, usage string
+	run         func(s *Session, seg segment, args string) error
+}{
+	{"cd", "%cd DIR: change the session's working directory (no DIR: the home directory)", (*Session).cd},
+}
+
+// magic runs a `%name args` line.
+func (s *Session) magic(seg segment) error {
+	name, args := cellsrc.MagicName(seg.src)
+	var known []string
+	for _, m := range magics {
+		if m.name == name {
+			return m.run(s, seg, args)
+		}
+		known = append(known, m.usage)
+	}
+	msg := fmt.Sprintf("unknown magic %%%s (a line starting with %% is a magic; the kernel knows %s)", name, strings.Join(known, "; "))
+	return &Error{Name: "MagicError", Value: msg, Line: seg.line,
+		Traceback: []string{fmt.Sprintf("cell line %d: %s", seg.line, msg)}}
+}
+
+func (s *Session) cd(seg segment, dir string) error {
 	if dir == "" || dir == "~" {
 		dir, _ = os.UserHomeDir()
 	}

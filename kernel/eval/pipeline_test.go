@@ -168,7 +168,7 @@ func runPassAlone(t *testing.T, p pass, setup, in string) string {
 
 func renderSegments(segs []segment) string {
 	var b strings.Builder
-	kinds := map[segKind]string{segStmt: "stmt", segDecl: "decl", segShell: "shell", segCd: "cd"}
+	kinds := map[segKind]string{segStmt: "stmt", segDecl: "decl", segShell: "shell", segMagic: "magic"}
 	for _, s := range segs {
 		fmt.Fprintf(&b, "== %s line %d expr=%v ==\n%s\n", kinds[s.kind], s.line, s.expr, s.src)
 	}

@@ -71,6 +71,10 @@ func _conclabMustError(v interface{}) error {
 	panic(_conclabsink.NotError(v))
 }
 
+func _conclabGoEnter(cell uint64) { _conclabsink.GoEnter(cell) }
+
+func _conclabGoLeave() { _conclabsink.GoLeave() }
+
 func _conclabGoPanic(cell uint64, r interface{}) {
 	_conclabfmt.Fprintf(_conclabos.Stderr, "panic in goroutine (recovered by conclab): %v\n", r)
 	_conclabsink.GoPanic(cell, _conclabfmt.Sprint(r))

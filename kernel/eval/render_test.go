@@ -35,6 +35,26 @@ func TestRenderAfterMultiValueAndPrint(t *testing.T) {
 	}
 }
 
+// A display bundle as a cell's value keeps its own text/plain; a value
+// holding cell types has Go's printing of them.
+func TestRenderTextPlain(t *testing.T) {
+	t.Parallel()
+	s, _, _ := newSession(t)
+	tests := []struct{ code, plain string }{
+		{`display.HTML("<b>x</b>")`, "<b>x</b>"},
+		{`display.Markdown("**m**")`, "**m**"},
+		{`display.PDF([]byte("%PDF"))`, "<application/pdf, 4 bytes>"},
+		{"type pt struct{ x, y int }\n[]pt{{1, 2}}", "[{1 2}]"},
+		{"map[string]any{\"p\": pt{3, 4}}", "map[p:{3 4}]"},
+	}
+	for _, tt := range tests {
+		r := mustEval(t, s, tt.code)
+		if got := r.Data.Data["text/plain"]; got != tt.plain {
+			t.Errorf("Eval(%q) text/plain = %q; want %q", tt.code, got, tt.plain)
+		}
+	}
+}
+
 // A value of a type declared in a cell is rendered by every single-format
 // method display knows (display.Formats, PDF included), as display.Render
 // renders compiled values.

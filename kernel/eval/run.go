@@ -38,20 +38,27 @@ func (s *Session) Eval(ctx context.Context, code string) (Result, error) {
 	s.cellCtx = cctx
 	s.stop = newStopState()
 	s.cellSeq++
+	seq := s.cellSeq
 	s.goPanic = ""
 	s.mu.Unlock()
 	s.budget.reset()
+	sockets := openSockets()
+	_ = os.Setenv(CellTokenEnv, s.cellToken(seq))
 	restoreCell := cell.Set(cctx)
 	defer restoreCell()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
+	context.AfterFunc(cctx, func() { s.goroutines.interrupt(seq) })
 
 	var res Result
 	var err error
 	id := labelled(ctx, func() { res, err = s.evalCellSafe(ctx, code) })
 	if ctx.Err() != nil {
-		// Interrupted: let the interpreter goroutine stop before returning.
+		// Interrupted: let the interpreter goroutine stop before returning,
+		// and free the ports the cell listens on (cellscope.go).
 		s.afterStop(settle(id, 700*time.Millisecond))
+		shutDownNewListeners(sockets)
+		s.killCellProcesses(seq)
 	}
 	s.flush()
 	if ctx.Err() != nil {
@@ -87,7 +94,7 @@ func (s *Session) evalCellSafe(ctx context.Context, code string) (res Result, er
 		}
 		res = Result{}
 		for _, seg := range splitCell(code) {
-			if seg.kind != segShell && seg.kind != segCd {
+			if seg.kind != segShell && seg.kind != segMagic {
 				if u := undefinedNames(seg.src, s.isDefined, s.lib.importName); len(u) > 0 {
 					err = undefinedError(u, seg.src, seg.line)
 					return
@@ -112,8 +119,8 @@ func (s *Session) evalCell(ctx context.Context, code string) (Result, error) {
 			if err := s.shell(ctx, seg); err != nil {
 				return Result{}, err
 			}
-		case segCd:
-			if err := s.cd(seg); err != nil {
+		case segMagic:
+			if err := s.magic(seg); err != nil {
 				return Result{}, err
 			}
 		default:

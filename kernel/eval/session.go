@@ -16,6 +16,7 @@ import (
 	"github.com/traefik/yaegi/interp"
 	yaegiunsafe "github.com/traefik/yaegi/stdlib/unsafe"
 
+	"github.com/conclab/conclab/internal/proctree"
 	"github.com/conclab/conclab/internal/symbols/stdlib"
 	"github.com/conclab/conclab/kernel/eval/internal/genstd"
 	"github.com/conclab/conclab/kernel/eval/internal/reach"
@@ -80,28 +81,32 @@ type Session struct {
 	origDir   string
 	restores  []func()
 	cellCtx   context.Context
-	stop      *stopState // the interrupt state of cellCtx's cell
-	cellSeq   uint64     // counts Eval calls; goroutines remember theirs
-	goPanic   string     // first goroutine panic of cell cellSeq
-	sink      sinkValue
-	known     map[string]string   // identifiers declared by cells -> kind
-	imports   map[string]string   // package name -> import path, imported by cells
-	varTypes  map[string]string   // variable -> cell-declared type name, when evident
-	methods   map[string][]string // cell-declared type -> its methods
-	rootCtx   context.Context
-	rootStop  context.CancelFunc
-	stdoutVar *os.File
-	stderrVar *os.File
-	stdinVar  io.Reader
-	stdin     io.Reader      // what fmt.Scan* read
-	args      []string       // os.Args in cells
-	flags     *flag.FlagSet  // flag.CommandLine in cells
-	groups    map[int]bool   // process groups of `$ cmd` lines that may be running
-	code      string         // the cell being evaluated (guarded by evalMu)
-	printers  methodRegistry // printing methods of cell types (vfmt)
-	lib       *linked        // the packages linked in
-	types     *typeState     // the type checker's context (guarded by evalMu)
-	fresh     int            // counter of names the passes make (guarded by evalMu)
+	// goroutines are the goroutines cells started, and token the
+	// session's part of its cells' CellTokenEnv (cellscope.go).
+	goroutines cellGoroutines
+	token      string
+	stop       *stopState // the interrupt state of cellCtx's cell
+	cellSeq    uint64     // counts Eval calls; goroutines remember theirs
+	goPanic    string     // first goroutine panic of cell cellSeq
+	sink       sinkValue
+	known      map[string]string   // identifiers declared by cells -> kind
+	imports    map[string]string   // package name -> import path, imported by cells
+	varTypes   map[string]string   // variable -> cell-declared type name, when evident
+	methods    map[string][]string // cell-declared type -> its methods
+	rootCtx    context.Context
+	rootStop   context.CancelFunc
+	stdoutVar  *os.File
+	stderrVar  *os.File
+	stdinVar   io.Reader
+	stdin      io.Reader      // what fmt.Scan* read
+	args       []string       // os.Args in cells
+	flags      *flag.FlagSet  // flag.CommandLine in cells
+	groups     map[int]bool   // process groups of `$ cmd` lines that may be running
+	code       string         // the cell being evaluated (guarded by evalMu)
+	printers   methodRegistry // printing methods of cell types (vfmt)
+	lib        *linked        // the packages linked in
+	types      *typeState     // the type checker's context (guarded by evalMu)
+	fresh      int            // counter of names the passes make (guarded by evalMu)
 }
 
 type sinkValue struct {
@@ -162,6 +167,7 @@ func New(opts Options) (*Session, error) {
 	s.budget.notice = func() { s.errf.co.write([]byte(truncationNotice())) }
 	s.diag = &lockedBuffer{}
 	s.rootCtx, s.rootStop = context.WithCancel(context.Background())
+	s.token = proctree.NewToken()
 	s.cellCtx = s.rootCtx
 	s.stop = newStopState()
 	s.stdoutVar, s.stderrVar = s.out.w, s.errf.w
@@ -227,7 +233,8 @@ func New(opts Options) (*Session, error) {
 }
 
 // overrides are the symbols the session replaces: cell-aware time.Sleep,
-// streams, the input reader, and the result sink.
+// streams, the input reader, the result sink, and the cell-scoped context
+// and exec functions (cellscope.go).
 func (s *Session) overrides() interp.Exports {
 	logger := log.New(s.stderrVar, "", log.LstdFlags)
 	ex := interp.Exports{
@@ -255,11 +262,16 @@ func (s *Session) overrides() interp.Exports {
 			"Set":     reflect.ValueOf(s.setSink),
 			"Cell":    reflect.ValueOf(s.currentCell),
 			"GoPanic": reflect.ValueOf(s.recordGoPanic),
+			"GoEnter": reflect.ValueOf(s.goroutines.enter),
+			"GoLeave": reflect.ValueOf(s.goroutines.leave),
 			"Check":   reflect.ValueOf(checkValue),
 		},
 	}
 	if s.stdinVar != nil {
 		ex["os/os"]["Stdin"] = reflect.ValueOf(&s.stdinVar).Elem()
+	}
+	for pkg, syms := range s.scopeOverrides() {
+		ex[pkg] = syms
 	}
 	// fmt's printing goes to the cell's stream and its scanning reads the
 	// session's input, os.Args is the interpreter's, and a flag error
@@ -374,10 +386,10 @@ func (s *Session) setSink(v any, m, meta display.MIMEMap, text string) {
 	}
 	if text != "" {
 		d.Data[display.MIMETypeText] = text
-	} else if vfmt.Wraps(v) {
-		w := vfmt.Wrap(v, s.printers.lookup)
-		// A value of a cell type: printed as Go prints it.
-		d.Data[display.MIMETypeText] = fmt.Sprint(w)
+	} else if vfmt.Wraps(v) && d.Data[display.MIMETypeText] == fmt.Sprint(v) {
+		// A value holding values of cell types, which display.Render
+		// printed plainly: printed as Go prints it.
+		d.Data[display.MIMETypeText] = fmt.Sprint(vfmt.Wrap(v, s.printers.lookup))
 	}
 	s.mu.Lock()
 	s.sink = sinkValue{v: v, d: d, used: true}
