@@ -67,8 +67,8 @@ func (s *Session) killCellProcesses(seq uint64) {
 func (s *Session) scopeOverrides() map[string]map[string]reflect.Value {
 	return map[string]map[string]reflect.Value{
 		"context/context": {
-			"Background": reflect.ValueOf(s.cellContext),
-			"TODO":       reflect.ValueOf(s.cellContext),
+			"Background": reflect.ValueOf(func() context.Context { return s.background("context.Background", context.Background()) }),
+			"TODO":       reflect.ValueOf(func() context.Context { return s.background("context.TODO", context.TODO()) }),
 		},
 		"os/exec/exec": {
 			"Command": reflect.ValueOf(func(name string, arg ...string) *exec.Cmd {
@@ -81,6 +81,31 @@ func (s *Session) scopeOverrides() map[string]map[string]reflect.Value {
 			}),
 		},
 	}
+}
+
+// cellBackground is context.Background() or context.TODO() in a cell: the
+// cell's context, printed as Go prints the context it stands for (and
+// contexts derived from it as Go prints theirs: "context.Background.WithCancel").
+type cellBackground struct {
+	context.Context
+	name string
+}
+
+func (c cellBackground) String() string { return c.name }
+
+// AfterFunc lets contexts derived from c follow its cancellation without a
+// goroutine each (context.WithCancel and the like look for it).
+func (c cellBackground) AfterFunc(f func()) func() bool { return context.AfterFunc(c.Context, f) }
+
+// background is context.Background() or context.TODO() (named name) in a
+// cell: the cell's context, but in a testing/synctest bubble, where a
+// context cancelled from outside would close a channel of the bubble (a
+// fatal error), Go's own (goo).
+func (s *Session) background(name string, goo context.Context) context.Context {
+	if inSynctestBubble() {
+		return goo
+	}
+	return cellBackground{s.cellContext(), name}
 }
 
 // cellContext is the context of the cell running now (of the last one,

@@ -730,3 +730,32 @@ func TestInspectInsideCall(t *testing.T) {
 		}
 	}
 }
+
+// testing/synctest works where the bubble's goroutines wait in time.Sleep,
+// timers or compiled code: the fake clock advances, synctest.Wait returns,
+// and context.Background() in the bubble is Go's (the cell's context,
+// cancelled from outside, would close a channel of the bubble).
+func TestSynctest(t *testing.T) {
+	t.Parallel()
+	s, out, _ := newSession(t)
+	mustEval(t, s, `import "testing/synctest"
+synctest.Test(&testing.T{}, func(t *testing.T) {
+	start := time.Now()
+	done := false
+	go func() {
+		time.Sleep(time.Minute)
+		done = true
+	}()
+	synctest.Wait()
+	fmt.Println(done, time.Since(start))
+	time.Sleep(2 * time.Minute)
+	synctest.Wait()
+	fmt.Println(done, time.Since(start))
+	time.AfterFunc(time.Hour, func() { fmt.Println("timer at", time.Since(start)) })
+	time.Sleep(2 * time.Hour)
+	fmt.Println(context.Background())
+})`)
+	if got, want := out.String(), "false 0s\ntrue 2m0s\ntimer at 1h2m0s\ncontext.Background\n"; got != want {
+		t.Errorf("synctest cell printed %q; want %q", got, want)
+	}
+}

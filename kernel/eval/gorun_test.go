@@ -3,6 +3,7 @@ package eval
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -31,7 +32,10 @@ import (
 // order, and a cell's final expression printed with fmt.Println (a cell's
 // displayed value is its text/plain, fmt.Sprint of the value). Lines
 // "// mask: REGEXP" in a file replace what REGEXP matches by "<masked>" in
-// both outputs (nondeterministic values).
+// both outputs (nondeterministic values). With GORUN_MANIFEST=FILE the test
+// only writes the corpus and go run's outputs to FILE, for the same
+// comparison through the kernel and jupyter_client
+// (kernel/testdata/test_gorun_corpus.py).
 
 const cellSep = "// -- cell --\n"
 
@@ -324,6 +328,10 @@ func TestGoRunCorpus(t *testing.T) {
 	}
 	entries := loadCorpus(t)
 	want := goRunOutputs(t, entries)
+	if path := os.Getenv("GORUN_MANIFEST"); path != "" {
+		writeManifest(t, path, entries, want)
+		return
+	}
 	only := os.Getenv("GORUN_ONLY")
 	for _, e := range entries {
 		if only != "" && !strings.Contains(e.name, only) {
@@ -343,6 +351,34 @@ func TestGoRunCorpus(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// writeManifest writes the corpus with go run's outputs as JSON, for the
+// same comparison through the kernel (kernel/testdata/test_gorun_corpus.py,
+// which runs the test with GORUN_MANIFEST set).
+func writeManifest(t *testing.T, path string, entries []corpusEntry, want map[string][2]string) {
+	type entry struct {
+		Name   string   `json:"name"`
+		Cells  []string `json:"cells"`
+		Stdout string   `json:"stdout"`
+		Stderr string   `json:"stderr"`
+		Masks  []string `json:"masks"`
+	}
+	var out []entry
+	for _, e := range entries {
+		var masks []string
+		for _, m := range e.masks {
+			masks = append(masks, m.String())
+		}
+		out = append(out, entry{Name: e.name, Cells: e.cells, Stdout: want[e.name][0], Stderr: want[e.name][1], Masks: masks})
+	}
+	b, err := json.MarshalIndent(out, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -51,9 +51,17 @@ type stopState struct {
 	// when it was read.
 	runID   uint64
 	restore bool
+	// over is closed once the stop is over (the run id set back, or
+	// not to be).
+	over     chan struct{}
+	overOnce sync.Once
 }
 
-func newStopState() *stopState { return &stopState{hard: make(chan struct{})} }
+func newStopState() *stopState {
+	return &stopState{hard: make(chan struct{}), over: make(chan struct{})}
+}
+
+func (st *stopState) end() { st.overOnce.Do(func() { close(st.over) }) }
 
 // execute runs prog; when ctx is cancelled, the cell is stopped as
 // described above.
@@ -115,6 +123,7 @@ func (s *Session) afterStop(settled bool) {
 	default:
 		return // the cell ended on its own
 	}
+	defer st.end()
 	if !settled || !st.restore {
 		return
 	}
@@ -140,6 +149,12 @@ func (s *Session) sleep(d time.Duration) {
 	if d <= 0 {
 		return
 	}
+	if inSynctestBubble() {
+		// Waiting on the session's channels (made outside the bubble)
+		// would keep the bubble's clock from advancing.
+		time.Sleep(d)
+		return
+	}
 	s.mu.Lock()
 	ctx, st := s.cellCtx, s.stop
 	s.mu.Unlock()
@@ -152,6 +167,7 @@ func (s *Session) sleep(d time.Duration) {
 	for {
 		select {
 		case <-t.C:
+			s.waitStopOver()
 			return
 		case <-asked:
 			asked = nil
@@ -169,3 +185,39 @@ func (s *Session) sleep(d time.Duration) {
 		}
 	}
 }
+
+// waitStopOver holds a goroutine waking from a sleep while yaegi stops the
+// running cell: interpreted code it ran in that moment would be stopped
+// too, whichever cell started it. It waits until the run id is set back
+// (a goroutine of the stopped cell ends instead; the stopped cell's own
+// goroutine goes on, to stop).
+func (s *Session) waitStopOver() {
+	s.mu.Lock()
+	st := s.stop
+	s.mu.Unlock()
+	select {
+	case <-st.hard:
+	default:
+		return
+	}
+	select {
+	case <-st.over:
+		return
+	default:
+	}
+	if s.goroutines.doomed() {
+		runtime.Goexit()
+	}
+	if reach.OnExecuteGoroutine() {
+		return
+	}
+	select {
+	case <-st.over:
+	case <-time.After(time.Second):
+	}
+}
+
+// inSynctestBubble reports whether the calling goroutine is in a
+// testing/synctest bubble, whose fake clock starts at midnight UTC, January
+// 1, 2000 (testing/synctest has no call telling it).
+func inSynctestBubble() bool { return time.Now().Year() == 2000 }

@@ -2,14 +2,14 @@ package eval
 
 import (
 	"fmt"
-
-	"github.com/conclab/conclab/kernel/eval/internal/genstd"
 	"go/scanner"
 	"go/token"
 	"go/types"
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/conclab/conclab/kernel/eval/internal/genstd"
 )
 
 // The pipeline: every source rewrite the session applies to a cell, in
@@ -162,6 +162,12 @@ var pipeline = []pass{
 		why: "a panic in a goroutine a cell started is recovered and reported (the kernel keeps running), and fails the cell while it runs (gorecover.go)",
 		piece: func(s *Session, src string, decl bool) string {
 			return guardGoroutines(src, decl, s.isPackageName, s.isConst)
+		}},
+	{name: "celldefer", stage: stagePiece, feature: true,
+		why: "a defer at the top level of a cell runs when the cell ends, as a defer in main when main returns " +
+			"(yaegi runs each piece as a function of its own: `defer cancel()` would run at once) (celldefer.go)",
+		piece: func(s *Session, src string, decl bool) string {
+			return deferAtCellEnd(src, decl, s.isPackageName, s.isConst)
 		}},
 	{name: "lastvalue", stage: stageValue, feature: true,
 		why: "a cell's final expression is displayed: rendered by its methods (display.Formats), a final (value, error) " +

@@ -71,6 +71,8 @@ func _conclabMustError(v interface{}) error {
 	panic(_conclabsink.NotError(v))
 }
 
+func _conclabDefer(f func()) { _conclabsink.Defer(f) }
+
 func _conclabGoEnter(cell uint64) { _conclabsink.GoEnter(cell) }
 
 func _conclabGoLeave() { _conclabsink.GoLeave() }

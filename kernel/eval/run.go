@@ -108,8 +108,15 @@ func (s *Session) evalCellSafe(ctx context.Context, code string) (res Result, er
 	return s.evalCell(ctx, code)
 }
 
-func (s *Session) evalCell(ctx context.Context, code string) (Result, error) {
+func (s *Session) evalCell(ctx context.Context, code string) (res Result, err error) {
 	s.code = code
+	defer func() {
+		// The cell's top-level deferred calls (celldefer.go): not after an
+		// interrupt, as a stopped program runs none.
+		if derr := s.runDeferred(ctx.Err() == nil); derr != nil && err == nil {
+			res, err = Result{}, derr
+		}
+	}()
 	for _, seg := range instrumentErr(programMain(splitCell(code))) {
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()

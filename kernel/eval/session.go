@@ -85,28 +85,30 @@ type Session struct {
 	// session's part of its cells' CellTokenEnv (cellscope.go).
 	goroutines cellGoroutines
 	token      string
-	stop       *stopState // the interrupt state of cellCtx's cell
-	cellSeq    uint64     // counts Eval calls; goroutines remember theirs
-	goPanic    string     // first goroutine panic of cell cellSeq
-	sink       sinkValue
-	known      map[string]string   // identifiers declared by cells -> kind
-	imports    map[string]string   // package name -> import path, imported by cells
-	varTypes   map[string]string   // variable -> cell-declared type name, when evident
-	methods    map[string][]string // cell-declared type -> its methods
-	rootCtx    context.Context
-	rootStop   context.CancelFunc
-	stdoutVar  *os.File
-	stderrVar  *os.File
-	stdinVar   io.Reader
-	stdin      io.Reader      // what fmt.Scan* read
-	args       []string       // os.Args in cells
-	flags      *flag.FlagSet  // flag.CommandLine in cells
-	groups     map[int]bool   // process groups of `$ cmd` lines that may be running
-	code       string         // the cell being evaluated (guarded by evalMu)
-	printers   methodRegistry // printing methods of cell types (vfmt)
-	lib        *linked        // the packages linked in
-	types      *typeState     // the type checker's context (guarded by evalMu)
-	fresh      int            // counter of names the passes make (guarded by evalMu)
+	// deferred are the running cell's top-level deferred calls (celldefer.go).
+	deferred  []func()
+	stop      *stopState // the interrupt state of cellCtx's cell
+	cellSeq   uint64     // counts Eval calls; goroutines remember theirs
+	goPanic   string     // first goroutine panic of cell cellSeq
+	sink      sinkValue
+	known     map[string]string   // identifiers declared by cells -> kind
+	imports   map[string]string   // package name -> import path, imported by cells
+	varTypes  map[string]string   // variable -> cell-declared type name, when evident
+	methods   map[string][]string // cell-declared type -> its methods
+	rootCtx   context.Context
+	rootStop  context.CancelFunc
+	stdoutVar *os.File
+	stderrVar *os.File
+	stdinVar  io.Reader
+	stdin     io.Reader      // what fmt.Scan* read
+	args      []string       // os.Args in cells
+	flags     *flag.FlagSet  // flag.CommandLine in cells
+	groups    map[int]bool   // process groups of `$ cmd` lines that may be running
+	code      string         // the cell being evaluated (guarded by evalMu)
+	printers  methodRegistry // printing methods of cell types (vfmt)
+	lib       *linked        // the packages linked in
+	types     *typeState     // the type checker's context (guarded by evalMu)
+	fresh     int            // counter of names the passes make (guarded by evalMu)
 }
 
 type sinkValue struct {
@@ -262,6 +264,7 @@ func (s *Session) overrides() interp.Exports {
 			"Set":     reflect.ValueOf(s.setSink),
 			"Cell":    reflect.ValueOf(s.currentCell),
 			"GoPanic": reflect.ValueOf(s.recordGoPanic),
+			"Defer":   reflect.ValueOf(s.addDefer),
 			"GoEnter": reflect.ValueOf(s.goroutines.enter),
 			"GoLeave": reflect.ValueOf(s.goroutines.leave),
 			"Check":   reflect.ValueOf(checkValue),

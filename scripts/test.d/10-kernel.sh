@@ -2,12 +2,15 @@
 # The conclab kernel's integration suite: generated symbols up to date; bad
 # input to `conclab kernel`; the kernelspec install; Jupyter's conformance
 # suite (jupyter_kernel_test); interactive sessions through jupyter_client
-# (test_session_rerun.py), the cell idioms (test_cell_idioms.py) and bench.Run's
-# live progress on the quickstart (test_progress_seed.py; helpers in
-# kernel_client.py); a notebook run by nbconvert through the
-# kernel; the same notebooks through the kernel and `conclab run` give the
-# same outputs (compare_outputs.py); on Go 1.27 (GOTOOLCHAIN=go1.27.3) vet, the kernel packages, short tests
-# of the frames, charts, runner and CLI, and the quickstart notebook.
+# (test_session_rerun.py), an interrupt leaving no process, port or goroutine
+# (test_interrupt_cleanup.py), the cell idioms (test_cell_idioms.py) and
+# bench.Run's live progress on the quickstart (test_progress_seed.py; helpers
+# in kernel_client.py); a notebook run by nbconvert through the kernel; the
+# same notebooks through the kernel and `conclab run` give the same outputs
+# (compare_outputs.py); the go run corpus through the kernel
+# (test_gorun_corpus.py); on Go 1.27 (GOTOOLCHAIN=go1.27.3) vet, the kernel
+# packages (the go run corpus against Go 1.27's go run among them), short
+# tests of the frames, charts, runner and CLI, and the quickstart notebook.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -94,6 +97,10 @@ echo "-- an interrupt leaves nothing behind: \$ sleep, exec.Command, bench.Run(c
 (cd kernel/testdata && $py -m unittest -v test_interrupt_cleanup 2>&1 | grep -v -e 'frozen modules' -e 'Debugger warning' -e 'Debugging will proceed' -e 'Xfrozen_modules' ) | tee "$tmp/cleanup.log"
 grep -q '^OK$' "$tmp/cleanup.log" || { echo "FAIL: interrupt cleanup tests" >&2; exit 1; }
 if grep -q 'skipped' "$tmp/cleanup.log"; then echo "FAIL: an interrupt cleanup test was skipped" >&2; exit 1; fi
+
+echo "-- the go run corpus (kernel/eval/testdata/gorun) through the kernel: each entry's outputs match go run's line for line"
+(cd kernel/testdata && $py -m unittest -v test_gorun_corpus 2>&1 | grep -v -e 'frozen modules' -e 'Debugger warning' -e 'Debugging will proceed' -e 'Xfrozen_modules' ) | tee "$tmp/corpus.log"
+grep -q '^OK$' "$tmp/corpus.log" || { echo "FAIL: the go run corpus through the kernel" >&2; exit 1; }
 
 echo "-- cell idioms through jupyter_client: the error idiom (twice, out of order), live display updates"
 (cd kernel/testdata && $py -m unittest -v test_cell_idioms 2>&1 | grep -v -e 'frozen modules' -e 'Debugger warning' -e 'Debugging will proceed' -e 'Xfrozen_modules' ) | tee "$tmp/idioms.log"

@@ -461,9 +461,17 @@ func (im *Importer) interfaceOf(t reflect.Type, owner *types.Package) *types.Int
 func (im *Importer) namedOf(t reflect.Type) types.Type {
 	name := t.Name()
 	if i := strings.IndexByte(name, '['); i > 0 {
-		if inst := im.instance(t, name[:i]); inst != nil {
+		inst, later := im.instance(t, name[:i])
+		if inst != nil {
 			im.named[t] = inst
 			return inst
+		}
+		if later {
+			// The generic type's package is being built (a compiled
+			// package it imports has the instance in its API): a stand-in
+			// for now, not kept, so that the instance is mapped once the
+			// package is there.
+			defer delete(im.named, t)
 		}
 	}
 	pkg := im.pkgObj(t.PkgPath())
@@ -504,8 +512,9 @@ func (im *Importer) namedOf(t reflect.Type) types.Type {
 // instance maps a compiled instance of a generic type (iter.Seq[string])
 // to the instance of the interpreted generic type of the same name, with
 // type arguments found by matching the two structures; nil when there is
-// no such generic type or the match fails.
-func (im *Importer) instance(t reflect.Type, base string) types.Type {
+// no such generic type or the match fails. later reports that the generic
+// type's package cannot be built now (it is being built, or another is).
+func (im *Importer) instance(t reflect.Type, base string) (inst types.Type, later bool) {
 	src, ok := im.sources[t.PkgPath()]
 	if !ok {
 		// A compiled package with a generic type completed by an overlay.
@@ -514,23 +523,26 @@ func (im *Importer) instance(t reflect.Type, base string) types.Type {
 			break
 		}
 	}
-	if !ok || im.loading[src.Path] {
-		return nil
+	if !ok {
+		return nil, false
+	}
+	if im.loading[src.Path] {
+		return nil, declaresGeneric(src, base)
 	}
 	if _, loaded := im.pkgs[src.Path]; !loaded && im.building > 0 {
-		return nil
+		return nil, declaresGeneric(src, base)
 	}
 	pkg, err := im.importLocked(src.Path)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	obj, _ := pkg.Scope().Lookup(base).(*types.TypeName)
 	if obj == nil {
-		return nil
+		return nil, false
 	}
 	gen, _ := obj.Type().(*types.Named)
 	if gen == nil || gen.TypeParams().Len() == 0 {
-		return nil
+		return nil, false
 	}
 	args := make([]types.Type, gen.TypeParams().Len())
 	var match func(g types.Type, r reflect.Type) bool
@@ -583,18 +595,41 @@ func (im *Importer) instance(t reflect.Type, base string) types.Type {
 		return true
 	}
 	if !match(gen.Underlying(), t) {
-		return nil
+		return nil, false
 	}
 	for _, a := range args {
 		if a == nil {
-			return nil
+			return nil, false
 		}
 	}
-	inst, err := types.Instantiate(types.NewContext(), gen, args, true)
+	inst, err = types.Instantiate(types.NewContext(), gen, args, true)
 	if err != nil {
-		return nil
+		return nil, false
 	}
-	return inst
+	return inst, false
+}
+
+// declaresGeneric reports whether the source package declares a generic
+// type named name (to which a compiled instance maps once it is built).
+func declaresGeneric(src Source, name string) bool {
+	for _, text := range src.Files {
+		f, err := parser.ParseFile(token.NewFileSet(), "", text, parser.SkipObjectResolution)
+		if err != nil {
+			continue
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.TYPE {
+				continue
+			}
+			for _, sp := range g.Specs {
+				if ts := sp.(*ast.TypeSpec); ts.Name.Name == name && ts.TypeParams != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // checkSource type-checks a source package.
