@@ -157,6 +157,7 @@ func Start(ctx context.Context, ci ConnectionInfo, opts Options) (*Kernel, error
 		Dir:                  opts.Dir,
 		Input:                k.input,
 		CaptureProcessOutput: true,
+		OwnProcess:           true,
 		Symbols:              opts.Symbols,
 	})
 	if err != nil {

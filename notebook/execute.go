@@ -155,6 +155,7 @@ func execute(ctx context.Context, nb *Notebook, opts Options, w *childWriter) (e
 	sess, err := eval.New(eval.Options{
 		Stdout: rec.stream("stdout"), Stderr: rec.stream("stderr"), Dir: opts.Dir,
 		CaptureProcessOutput: true,
+		OwnProcess:           true,
 		Symbols:              opts.Symbols,
 		Input: func(string, bool) (string, error) {
 			return "", errors.New("no input available: the notebook runs headless")

@@ -32,15 +32,16 @@ import (
 //     leader of a process group of its own, killed with everything in it
 //     when the cell that made the command is interrupted (or the context
 //     given to exec.CommandContext ends);
-//   - every process started while the cell ran, by any code (lab code's
+//   - with Options.OwnProcess (the kernel, the notebook runner's child):
+//     every process started while the cell ran, by any code (lab code's
 //     worker processes, a prefork server's children), carries the cell's
 //     token in its environment (CellTokenEnv) and is killed, wherever it
 //     was reparented, once the interrupted cell has stopped (Linux);
 //   - the goroutines the cell's go statements started end (cellGoroutines);
-//   - the ports the cell listens on are freed: on Linux, the listening
-//     sockets (TCP, Unix) the process opened while the interrupted cell ran
-//     are shut down once the cell has stopped, so a server the cell
-//     started with no context at all (http.Serve(ln, h),
+//   - with Options.OwnProcess, the ports the cell listens on are freed: on
+//     Linux, the listening sockets (TCP, Unix) the process opened while
+//     the interrupted cell ran are shut down once the cell has stopped, so
+//     a server the cell started with no context at all (http.Serve(ln, h),
 //     http.ListenAndServe) stops accepting and its Serve returns.
 //
 // Compiled code is unaffected: net/http's own context.Background() is

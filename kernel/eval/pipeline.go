@@ -118,8 +118,22 @@ var pipeline = []pass{
 		why:       "yaegi's recover() returns a panic's value inside a reflect.Value (r.(error) of a recovered error failed)",
 		removable: "yaegi's recover returns the panic value", typed: passRecover},
 	{name: "asserterror", stage: stageTyped,
-		why:       "yaegi's x.(error) is false for a value of a cell type implementing error held in an interface{}",
+		why: "yaegi's x.(error) is false for a value of a cell type implementing error held in an interface{}, and a " +
+			"comma-ok assertion of nil to an interface panics",
 		removable: "yaegi finds interpreted methods in type assertions", typed: passAssertError},
+	{name: "typeswitch", stage: stageTyped,
+		why: "yaegi's type switch matches no interface case for a value of a compiled type (errors.New(\"e\") is no error " +
+			"there), a comma-ok assertion of nil to an interface panics, and `switch v := x.(type)` at the top level " +
+			"crashes its compiler: such switches become chains of nil-safe assertions (typeswitch.go)",
+		removable: "yaegi's type switches match interface cases", typed: passTypeSwitch},
+	{name: "spreadvar", stage: stageTyped,
+		why: "yaegi converts a package's slice variable spread into a variadic call (f(pkg.V...)) to the element " +
+			"type and fails: it is sliced (pkg.V[:]...) (typeswitch.go)",
+		removable: "yaegi spreads package variables", typed: passSpreadVar},
+	{name: "paramnames", stage: stageTyped,
+		why: "yaegi mixes up the arguments of a function with unnamed parameters that uses a captured value " +
+			"(func(int, string) string { return srv.Addr }): they are named _ (typeswitch.go)",
+		removable: "yaegi binds unnamed parameters", typed: passParamNames},
 	{name: "bounds", stage: stageTyped,
 		why: "yaegi indexes through reflect: an index out of range panics with reflect's words, not Go's " +
 			"(runtime error: index out of range [5] with length 3)",

@@ -202,3 +202,42 @@ func TestPipelineTable(t *testing.T) {
 		}
 	}
 }
+
+// The pipeline's table in docs/kernel.md is this table: go test -run
+// TestPipelineDocs -update rewrites it.
+func TestPipelineDocs(t *testing.T) {
+	t.Parallel()
+	const (
+		begin = "<!-- pipeline table: go test ./kernel/eval -run TestPipelineDocs -update -->\n"
+		end   = "<!-- end of the pipeline table -->\n"
+	)
+	var b strings.Builder
+	b.WriteString("| # | stage | pass | for | what it does and why | it could go when |\n|---|---|---|---|---|---|\n")
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	for i, p := range pipeline {
+		kind, removable := "interpreter limit", cell(p.removable)
+		if p.feature {
+			kind, removable = "**feature**", "(a feature)"
+		}
+		fmt.Fprintf(&b, "| %d | %s | `%s` | %s | %s | %s |\n", i+1, p.stage, p.name, kind, cell(p.why), removable)
+	}
+	path := filepath.Join("..", "..", "docs", "kernel.md")
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(doc)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		t.Fatalf("%s has no pipeline table between %q and %q", path, begin, end)
+	}
+	if got := s[i+len(begin) : j]; got != b.String() {
+		if *updateGolden {
+			if err := os.WriteFile(path, []byte(s[:i+len(begin)]+b.String()+s[j:]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		t.Errorf("the pipeline table in %s is not pipeline.go's: run go test ./kernel/eval -run TestPipelineDocs -update", path)
+	}
+}

@@ -58,6 +58,9 @@ func _conclabShowErr(err error) { _conclabCheck(err, 0) }
 func _conclabCheckPair(v interface{}, err error) { _conclabCheck(err, 0) }
 
 func _conclabAsError(v interface{}) (error, bool) {
+	if v == nil {
+		return nil, false
+	}
 	if e, ok := v.(error); ok {
 		return e, true
 	}

@@ -42,8 +42,11 @@ func (s *Session) Eval(ctx context.Context, code string) (Result, error) {
 	s.goPanic = ""
 	s.mu.Unlock()
 	s.budget.reset()
-	sockets := openSockets()
-	_ = os.Setenv(CellTokenEnv, s.cellToken(seq))
+	var sockets sockets
+	if s.ownProcess {
+		sockets = openSockets()
+		_ = os.Setenv(CellTokenEnv, s.cellToken(seq))
+	}
 	restoreCell := cell.Set(cctx)
 	defer restoreCell()
 	stop := context.AfterFunc(ctx, cancel)
@@ -57,8 +60,10 @@ func (s *Session) Eval(ctx context.Context, code string) (Result, error) {
 		// Interrupted: let the interpreter goroutine stop before returning,
 		// and free the ports the cell listens on (cellscope.go).
 		s.afterStop(settle(id, 700*time.Millisecond))
-		shutDownNewListeners(sockets)
-		s.killCellProcesses(seq)
+		if s.ownProcess {
+			shutDownNewListeners(sockets)
+			s.killCellProcesses(seq)
+		}
 	}
 	s.flush()
 	if ctx.Err() != nil {

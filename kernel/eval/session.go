@@ -45,6 +45,13 @@ type Options struct {
 	// is open, so compiled packages that print are captured too. Only one
 	// session in a process should set it (the kernel does).
 	CaptureProcessOutput bool
+	// OwnProcess makes the session the one whose cells the process runs:
+	// an interrupt then also kills every process started while the cell
+	// ran (by a token in the environment) and shuts down the listening
+	// sockets the process opened meanwhile (cellscope.go). Only one
+	// session in a process should set it (the kernel and the notebook
+	// runner's child do).
+	OwnProcess bool
 	// Symbols are the packages linked in besides the standard library (the
 	// command passes its tables; see Symbols). Without display among them,
 	// cells have no display package and no Display function, and a final
@@ -85,6 +92,7 @@ type Session struct {
 	// session's part of its cells' CellTokenEnv (cellscope.go).
 	goroutines cellGoroutines
 	token      string
+	ownProcess bool
 	// deferred are the running cell's top-level deferred calls (celldefer.go).
 	deferred  []func()
 	stop      *stopState // the interrupt state of cellCtx's cell
@@ -170,6 +178,7 @@ func New(opts Options) (*Session, error) {
 	s.diag = &lockedBuffer{}
 	s.rootCtx, s.rootStop = context.WithCancel(context.Background())
 	s.token = proctree.NewToken()
+	s.ownProcess = opts.OwnProcess
 	s.cellCtx = s.rootCtx
 	s.stop = newStopState()
 	s.stdoutVar, s.stderrVar = s.out.w, s.errf.w

@@ -519,6 +519,11 @@ func passRecover(tc *typedCtx) []edit {
 //
 //	e, ok := x.(error)  ->  e, ok := _conclabAsError(x)
 //	x.(error)           ->  _conclabMustError(x)
+//
+// A comma-ok assertion to another interface is made nil-safe: yaegi's
+// panics when x is nil (Go's gives false).
+//
+//	s, ok := x.(fmt.Stringer)  ->  s, ok := func() (fmt.Stringer, bool) { if x == nil {...}; ... }()
 func passAssertError(tc *typedCtx) []edit {
 	var out []edit
 	errType := types.Universe.Lookup("error").Type()
@@ -527,7 +532,13 @@ func passAssertError(tc *typedCtx) []edit {
 		if !ok || ta.Type == nil {
 			continue
 		}
-		if t := tc.c.info.Types[ta.Type].Type; t == nil || !types.Identical(t, errType) {
+		t := tc.c.info.Types[ta.Type].Type
+		if t != nil && types.IsInterface(t) && !types.Identical(t, errType) && isCommaOk(tc.parents[ta]) && pure(ta.X) {
+			// A comma-ok assertion to another interface: nil-safe.
+			out = append(out, tc.replace(ta.Pos(), ta.End(), tc.ifaceAssert(tc.text(ta.X), ta.Type)))
+			continue
+		}
+		if t == nil || !types.Identical(t, errType) {
 			continue
 		}
 		xt := tc.c.info.Types[ta.X].Type
@@ -548,6 +559,17 @@ func passAssertError(tc *typedCtx) []edit {
 		out = append(out, tc.replace(ta.Pos(), ta.X.Pos(), fn+"("), tc.replace(ta.X.End(), ta.End(), ")"))
 	}
 	return out
+}
+
+// isCommaOk reports whether p assigns a type assertion's two results.
+func isCommaOk(p ast.Node) bool {
+	switch p := p.(type) {
+	case *ast.AssignStmt:
+		return len(p.Lhs) == 2 && len(p.Rhs) == 1
+	case *ast.ValueSpec:
+		return len(p.Names) == 2 && len(p.Values) == 1
+	}
+	return false
 }
 
 // passEmbeddedIface spells out the embedded interface field a promoted
