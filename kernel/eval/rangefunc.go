@@ -16,7 +16,7 @@ import (
 //
 // becomes, on the same lines,
 //
-//	{ var _rfN int; (seq)(func(k K, v V) bool { BODY'; return true }); if _rfN == 1 { ... } }
+//	{ var _rfN int; seq(func(k K, v V) bool { BODY'; return true }); if _rfN == 1 { ... } }
 //
 // where BODY' is BODY with `continue` turned into `return true` and `break`
 // into `return false`; a return from the enclosing function, and a break or
@@ -323,8 +323,18 @@ func (rf *rangeFuncs) loop(l *rfLoop) {
 		// that replaces the loop would be unused.
 		edits = append(edits, tc.replace(ls.Label.Pos(), ls.Colon+1, ""))
 	}
-	head := "{ var " + l.id + " int; " + l.tempDef + "("
-	body := ")(func(" + strings.Join(params, ", ") + ") bool {"
+	// The iterator is called as written when it is a primary expression:
+	// yaegi fails calling a parenthesized function ((seq)(f)) whose
+	// argument defers.
+	open, closeParen := "(", ")"
+	switch ast.Unparen(rs.X).(type) {
+	case *ast.Ident, *ast.SelectorExpr, *ast.CallExpr, *ast.IndexExpr, *ast.IndexListExpr:
+		if _, paren := rs.X.(*ast.ParenExpr); !paren {
+			open, closeParen = "", ""
+		}
+	}
+	head := "{ var " + l.id + " int; " + l.tempDef + open
+	body := closeParen + "(func(" + strings.Join(params, ", ") + ") bool {"
 	if len(assign) > 0 {
 		body += " " + strings.Join(assign, "; ") + ";"
 	}
