@@ -166,7 +166,7 @@ func ExamplePresets() {
 	fmt.Println(err != nil)
 	// Output:
 	// sync: uvicorn 1w, def
-	// /async-block: uvicorn 1w, async def, 8 CPUs
+	// /async-block: uvicorn 1w, limiter 40, async def, io block, 8 CPUs
 	// gunicorn 2w x 5t: gunicorn 2w x 5t, def
 	// goroutines: goroutines
 	// true
@@ -233,5 +233,37 @@ func TestRunLeavesServerCPUOutOfSelfCheck(t *testing.T) {
 	}
 	if res := run(load.Options{ServerCPU: func() time.Duration { return 0 }}); !generatorBound(res) {
 		t.Errorf("with the server's CPU not left out, no warning: %q (elapsed %.3fs)", res.Warnings, res.Summary.Float("elapsed_s", 0))
+	}
+}
+
+// Thresholds in an experiment judge each strategy's run: the summary's
+// thresholds_failed column says which kept the latency under the limit.
+// Five requests of 20 ms at once: goroutines answer them together, a
+// serial server one after another (the last after 100 ms).
+func TestRunThresholdsColumn(t *testing.T) {
+	t.Parallel()
+	strategies, err := bench.Presets("goroutines", "serial")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := bench.Run(context.Background(), bench.Experiment{
+		Strategies: strategies,
+		Workload:   bench.Steps(bench.Sleep(20 * time.Millisecond)),
+		Load:       load.Burst{N: 5},
+		Options:    load.Options{Thresholds: []string{"p95<70ms", "errors<1%"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	failed := map[string]float64{}
+	for i := 0; i < s.Len(); i++ {
+		failed[s.Text("strategy", i)] = s.Float("thresholds_failed", i)
+		if s.Float("thresholds", i) != 2 {
+			t.Errorf("%s: thresholds = %v; want 2", s.Text("strategy", i), s.Float("thresholds", i))
+		}
+	}
+	if failed["goroutines"] != 0 || failed["serial"] != 1 {
+		t.Errorf("thresholds_failed %v; want goroutines 0, serial 1 (p95 ≈ 100 ms)\n%v", failed, s)
 	}
 }

@@ -26,6 +26,10 @@ func (e *StrategyError) Error() string {
 	return fmt.Sprintf("bench: the result has no strategy %q (strategies: %s)", e.Strategy, strings.Join(e.Known, ", "))
 }
 
+// Events are strategy's traced intervals (empty when it was not traced);
+// an unknown strategy panics with a *StrategyError.
+func (r *Result) Events(strategy string) []trace.Event { return r.events(strategy) }
+
 func (r *Result) events(strategy string) []trace.Event {
 	for i, n := range r.names {
 		if n == strategy {

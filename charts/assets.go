@@ -149,8 +149,8 @@ func escapeScript(js string) string {
 }
 
 // LibraryScript returns the <script> element that defines window.echarts on
-// any page: plain HTML, JupyterLab, classic Notebook 6 and nbconvert exports
-// with require.js. The bundle is UMD; on a page with an AMD loader it would
+// any page: plain HTML, JupyterLab and Notebook 7 without conclab's
+// extension, and nbconvert exports, which load require.js. The bundle is UMD; on a page with an AMD loader it would
 // call an anonymous define() (require.js then fails with "Mismatched
 // anonymous define()" and window.echarts stays undefined), so the inlined
 // bundle runs inside a function whose define, exports and module parameters

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	gecharts "github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/go-echarts/go-echarts/v2/types"
 
 	"github.com/conclab/conclab/display"
 )
@@ -219,14 +219,14 @@ func (c *Chart) checkPoints() (series []series, notes []string, problem string) 
 	return series, notes, ""
 }
 
-var funcPat = regexp.MustCompile(`(__f__")|("__f__)|(__f__)`)
-
-// valueFormatter formats tooltip numbers compactly (3 significant digits
-// below 100, integers above).
-const valueFormatter = `function (v) { if (v === null || v === undefined || v === '-' || isNaN(v)) return '-'; var a = Math.abs(v); return a >= 100 ? Math.round(v).toLocaleString() : String(a >= 1 ? +v.toFixed(2) : +v.toPrecision(3)); }`
-
-// labelFormatter prints a bar's value like valueFormatter.
-const labelFormatter = `function (p) { var v = p.value; if (v === null || v === undefined || v === '-' || isNaN(v)) return ''; var a = Math.abs(v); return a >= 100 ? Math.round(v).toLocaleString() : String(a >= 1 ? +v.toFixed(2) : +v.toPrecision(3)); }`
+// The functions an option names, resolved by the renderers from
+// charts/render.js (an option is JSON, so that an untrusted notebook's
+// output only draws): numbers printed compactly (integers from 100, 3
+// significant digits below 1) in tooltips and on top of bars.
+const (
+	hookNumber types.FuncStr = "conclab:number"
+	hookLabel  types.FuncStr = "conclab:label"
+)
 
 // layout returns the top offsets of the legend and the plot area.
 func (c *Chart) layout(nseries int) (legendTop, gridTop int) {
@@ -241,8 +241,8 @@ func (c *Chart) layout(nseries int) (legendTop, gridTop int) {
 	return
 }
 
-// option builds the ECharts option JSON with go-echarts. Called with c.mu held
-// and drawable series.
+// option builds the ECharts option JSON with go-echarts (functions named
+// "conclab:NAME", see render.js). Called with c.mu held and drawable series.
 func (c *Chart) option(ss []series, id string) string {
 	legendTop, gridTop := c.layout(len(ss))
 	global := []gecharts.GlobalOpts{
@@ -253,7 +253,7 @@ func (c *Chart) option(ss []series, id string) string {
 		gecharts.WithLegendOpts(opts.Legend{Show: opts.Bool(len(ss) > 1), Type: "scroll",
 			Top: fmt.Sprint(legendTop), Left: "center"}),
 		gecharts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis",
-			ValueFormatter: opts.FuncOpts(valueFormatter)}),
+			ValueFormatter: hookNumber}),
 		gecharts.WithGridOpts(opts.Grid{Top: fmt.Sprint(gridTop), Left: "70", Right: "40", Bottom: "55"}),
 	}
 	yAxis := opts.YAxis{Name: c.yName, Type: "value", NameLocation: "middle", NameGap: 52}
@@ -308,7 +308,7 @@ func (c *Chart) option(ss []series, id string) string {
 				// One bar per strategy: print its value on top, so a short bar
 				// beside a tall one still reads.
 				seriesOpts = append(seriesOpts, gecharts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "top",
-					Formatter: opts.FuncOpts(labelFormatter)}))
+					Formatter: hookLabel}))
 			}
 			bar.AddSeries(s.name, data, seriesOpts...)
 		}
@@ -340,16 +340,12 @@ func (c *Chart) option(ss []series, id string) string {
 	return finishJSON(string(line.JSONNotEscaped()))
 }
 
-// finishJSON turns go-echarts' function markers into JavaScript and makes the
-// JSON safe inside a <script> element.
-func finishJSON(s string) string {
-	s = funcPat.ReplaceAllString(strings.TrimSpace(s), "")
-	return strings.ReplaceAll(s, "</", `<\/`)
-}
+// finishJSON trims go-echarts' JSON.
+func finishJSON(s string) string { return strings.TrimSpace(s) }
 
-// Option returns the chart's ECharts option as JSON (JavaScript, strictly:
-// function-valued options such as the tooltip formatter are inlined). It is
-// "" for a problem chart.
+// Option returns the chart's ECharts option as JSON; the functions it needs
+// (the tooltip's number format, ...) are strings "conclab:NAME" that the
+// chart's renderers resolve (see MIMEType). It is "" for a problem chart.
 func (c *Chart) Option() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -402,12 +398,15 @@ func (c *Chart) claim() bool {
 	return c.carriesLib
 }
 
-// Render returns the chart's display bundle: text/html (HTML), image/svg+xml
-// (SVG, for viewers that run no scripts) and text/plain.
+// Render returns the chart's display bundle: MIMEType (drawn by conclab's
+// JupyterLab extension), text/html (HTML), image/svg+xml (SVG, for viewers
+// that run no scripts) and text/plain. A chart that cannot be drawn has no
+// MIMEType entry: its HTML is the box saying why.
 func (c *Chart) Render() display.Data {
 	d := display.HTML(c.HTML())
 	d.Data[display.MIMETypeSVG] = c.SVG()
 	d.Data[display.MIMETypeText] = c.String()
+	withMIME(d.Data, c.mimeEntry())
 	return d
 }
 

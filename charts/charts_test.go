@@ -2,6 +2,7 @@ package charts_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"math"
 	"regexp"
@@ -136,8 +137,8 @@ func TestViewsOptions(t *testing.T) {
 					t.Errorf("Option() lacks %s: %s", w, opt)
 				}
 			}
-			if !strings.Contains(opt, "function (v)") || strings.Contains(opt, "__f__") {
-				t.Errorf("tooltip formatter not inlined as JavaScript: %s", opt)
+			if !json.Valid([]byte(opt)) || !strings.Contains(opt, `"valueFormatter":"conclab:number"`) {
+				t.Errorf("Option() is not JSON naming the tooltip's number format: %s", opt)
 			}
 			svg := tt.chart.SVG()
 			if !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, "</svg>") || strings.Contains(svg, "NaN") {

@@ -1,6 +1,6 @@
 // Package charts draws the lab's result frames (bench/frame) as ECharts
-// charts, built with go-echarts, that render in JupyterLab, classic Notebook
-// 6, nbconvert's HTML export, conclab's own HTML export and standalone
+// charts, built with go-echarts, that render in JupyterLab 4, Notebook 7,
+// Voilà, nbconvert's HTML export, conclab's own HTML export and standalone
 // reports — offline.
 //
 // # Views
@@ -28,10 +28,22 @@
 //
 // # Rendering
 //
-// A Chart implements display's Render() (text/html, image/svg+xml and
-// text/plain) and HTML(). Its HTML is a container holding a static SVG of
-// the same data, replaced by the ECharts chart when a script runs: where
-// scripts don't run (untrusted JupyterLab output, GitHub) the SVG stays.
+// A Chart implements display's Render() and HTML(). Its bundle carries:
+//
+//   - MIMEType, the chart's own output: JSON holding its ECharts option
+//     and size, which conclab's JupyterLab extension (package jupyterlab,
+//     installed by `conclab install`) draws in JupyterLab 4, Notebook 7 and
+//     Voilà — also in untrusted (reopened) notebooks, cells scrolled out of
+//     view and back, resized panels and the dark theme;
+//   - text/html, for nbconvert, `conclab run --html`, reports and front
+//     ends without the extension: a container holding a static SVG of the
+//     same data, replaced by the ECharts chart when its script runs (where
+//     scripts don't run, the SVG stays);
+//   - image/svg+xml and text/plain.
+//
+// Both renderers draw through render.js (embedded here; the extension
+// imports it): an option is JSON, the functions it needs are named
+// ("conclab:number") and come from render.js, never from the output.
 // Element ids are unique across renders and processes, so one chart may be
 // shown twice and pages may mix outputs of several kernels. Live updates an
 // output in place through its display id while a benchmark runs.
@@ -45,7 +57,8 @@
 // otherwise shows the static SVG with a message naming the fix. Nothing is
 // fetched from the network unless UseCDN is called.
 //
-// The library is inlined once per page, not once per chart:
+// The text/html outputs inline the library once per page, not once per
+// chart:
 //
 //   - In a kernel, a page is a front-end session: the execute_request
 //     header's session (cell.Session), which Jupyter front ends draw afresh
@@ -64,9 +77,9 @@
 //   - Reports (NewReport(title).Add(...).WriteHTML(w)) put it once in the head
 //     and render every chart without it.
 //
-// LibraryScript's element works on pages with require.js (classic Notebook
-// 6, nbconvert exports): ECharts' UMD wrapper would otherwise call an
-// anonymous define() and never set window.echarts, so the inlined bundle
-// runs with define, exports and module shadowed by undefined parameters,
-// which takes the wrapper's browser-global branch.
+// LibraryScript's element works on pages with require.js (nbconvert 7's
+// templates load it): ECharts' UMD wrapper would otherwise call an anonymous
+// define() and never set window.echarts, so the inlined bundle runs with
+// define, exports and module shadowed by undefined parameters, which takes
+// the wrapper's browser-global branch.
 package charts

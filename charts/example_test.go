@@ -2,9 +2,11 @@ package charts_test
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/conclab/conclab/bench/frame"
@@ -21,6 +23,25 @@ func ExampleThroughput() {
 	// Output:
 	// <nil>
 	// chart "Throughput · sleep 100 ms": 1 series
+}
+
+// A chart's bundle: its own MIME type for conclab's JupyterLab extension,
+// HTML with its script for nbconvert and other pages, a static SVG for
+// viewers that run no scripts, and a line of text.
+func ExampleChart_Render() {
+	f := frame.New("sleep 100 ms")
+	f.MustAppend(frame.Row{"strategy": "sync", "rps": 9.8})
+	f.MustAppend(frame.Row{"strategy": "ThreadPool", "rps": 96.1})
+	d := charts.Throughput(f).Render()
+	mimes := slices.Sorted(maps.Keys(d.Data))
+	fmt.Println(strings.Join(mimes, "\n"))
+	fmt.Println(charts.MIMEType == mimes[0])
+	// Output:
+	// application/vnd.conclab.echarts.v1+json
+	// image/svg+xml
+	// text/html
+	// text/plain
+	// true
 }
 
 func ExampleLatency() {

@@ -66,15 +66,30 @@ func (g *Group) claim() bool {
 // page's first chart output (see Chart.HTML).
 func (g *Group) HTML() string { return g.fragment(g.claim()) }
 
-// Render returns the group's display bundle.
+// Render returns the group's display bundle: MIMEType (every chart of the
+// group, drawn by conclab's JupyterLab extension), text/html and
+// text/plain.
 func (g *Group) Render() display.Data {
 	d := display.HTML(g.HTML())
+	d.Data[display.MIMETypeText] = g.text()
+	withMIME(d.Data, g.mimeEntries()...)
+	return d
+}
+
+func (g *Group) text() string {
 	names := make([]string, len(g.charts))
 	for i, c := range g.charts {
 		names[i] = c.String()
 	}
-	d.Data[display.MIMETypeText] = strings.Join(names, "\n")
-	return d
+	return strings.Join(names, "\n")
+}
+
+func (g *Group) mimeEntries() []mimeChart {
+	out := make([]mimeChart, len(g.charts))
+	for i, c := range g.charts {
+		out[i] = c.mimeEntry()
+	}
+	return out
 }
 
 var _ display.Renderer = (*Group)(nil)

@@ -1,11 +1,14 @@
 package charts
 
 import (
+	"bytes"
+	_ "embed"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"html"
 	"strings"
+	"sync"
 )
 
 // jsString quotes s as a JavaScript string literal safe inside <script>.
@@ -20,12 +23,35 @@ func problemBox(msg string) string {
 		html.EscapeString(msg) + `</div>`
 }
 
-// chartScript initialises the ECharts chart in element id once
+//go:embed render.js
+var renderJS string
+
+// renderScript is render.js as inlined into every chart's script: without
+// its comment lines and indentation, inside a function whose module
+// parameter is undefined, so that it defines window.conclabCharts (once per
+// page: a later copy of the same version leaves the first in place).
+var renderScript = sync.OnceValue(func() string {
+	var b strings.Builder
+	b.WriteString("(function (module) {\n")
+	for _, line := range strings.Split(renderJS, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "//") {
+			continue
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	b.WriteString("})();")
+	return escapeScript(b.String())
+})
+
+// chartScript draws the ECharts chart in element id with render.js once
 // window.echarts exists (it may be defined by a later output on the page, or
 // by a script that is still loading), keeping the static image and saying so
 // when it never appears.
 const chartScript = `(function () {
   var id = %s, option = %s, t0 = Date.now();
+  %s
   function fail(msg) {
     var el = document.getElementById(id);
     if (!el || el.getAttribute("data-conclab-error")) return;
@@ -36,26 +62,20 @@ const chartScript = `(function () {
     el.parentNode.insertBefore(p, el);
     if (window.console) console.error("conclab chart " + id + ": " + msg);
   }
-  function draw(ec, el) {
-    try {
-      if (ec.getInstanceByDom(el)) return;
-      var fb = el.querySelector(".conclab-chart-fallback");
-      if (fb) fb.parentNode.removeChild(fb);
-      var chart = ec.init(el, null, {renderer: "canvas"});
-      chart.setOption(option);
-      el.setAttribute("data-conclab-ready", "1");
-      if (window.ResizeObserver) {
-        new ResizeObserver(function () { chart.resize(); }).observe(el);
-      } else {
-        window.addEventListener("resize", function () { chart.resize(); });
-      }
-    } catch (e) {
-      fail("ECharts could not draw this chart: " + e);
-    }
-  }
   (function wait() {
     var el = document.getElementById(id);
-    if (el && window.echarts && window.echarts.init) return draw(window.echarts, el);
+    if (el && window.echarts && window.echarts.init && window.conclabCharts) {
+      if (el.conclabMounted) return;
+      el.conclabMounted = true;
+      try {
+        var fb = el.querySelector(".conclab-chart-fallback");
+        if (fb) fb.parentNode.removeChild(fb);
+        window.conclabCharts.mount(window.echarts, el, option, {html: true});
+      } catch (e) {
+        fail("ECharts could not draw this chart: " + e);
+      }
+      return;
+    }
     if (Date.now() - t0 > 20000) {
       return fail(el ? "The ECharts library is not on this page (the output that carried it was cleared, or this page does not run its scripts); showing the static image. Run the cell again to draw it." : "chart element missing");
     }
@@ -63,30 +83,39 @@ const chartScript = `(function () {
   })();
 })();`
 
+// scriptJSON makes JSON safe inside a <script> element (<, > and & as
+// \u escapes, which JavaScript reads back the same).
+func scriptJSON(js string) string {
+	var b bytes.Buffer
+	json.HTMLEscape(&b, []byte(js))
+	return b.String()
+}
+
+// writeChart writes a drawable chart's container: the static SVG as an
+// image, its notes, and the script that draws the option over it.
+func writeChart(b *strings.Builder, title string, height int, svg string, notes []string, option string) {
+	id := newElementID()
+	fmt.Fprintf(b, `<div id="%s" class="conclab-chart-canvas" data-conclab-chart="1" style="width:100%%;height:%dpx;position:relative">`, id, height)
+	fmt.Fprintf(b, `<img class="conclab-chart-fallback" alt="%s" src="data:image/svg+xml;base64,%s" style="width:100%%;height:100%%;object-fit:contain">`,
+		html.EscapeString(title), base64.StdEncoding.EncodeToString([]byte(svg)))
+	b.WriteString(`</div>`)
+	for _, n := range notes {
+		fmt.Fprintf(b, `<div class="conclab-chart-note" style="font-size:12px;color:#666">Note: %s</div>`, html.EscapeString(n))
+	}
+	fmt.Fprintf(b, "<script type=\"text/javascript\">\n"+chartScript+"\n</script>", jsString(id), scriptJSON(option), renderScript())
+}
+
 // fragment renders the chart's HTML; withLib prepends the library script.
 func (c *Chart) fragment(withLib bool) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ss, notes, problem := c.checkPoints()
 	if problem != "" {
-		title := c.title
-		if title == "" {
-			title = "chart"
-		}
-		return problemBox(fmt.Sprintf("Cannot draw %q: %s", title, problem))
+		return problemBox(fmt.Sprintf("Cannot draw %q: %s", orDefault(c.title, "chart"), problem))
 	}
-	id := newElementID()
 	var b strings.Builder
 	notes = openContainer(&b, c.width, withLib, notes)
-	svg := c.svgLocked(ss, notes)
-	fmt.Fprintf(&b, `<div id="%s" class="conclab-chart-canvas" data-conclab-chart="1" style="width:100%%;height:%dpx;position:relative">`, id, c.height)
-	fmt.Fprintf(&b, `<img class="conclab-chart-fallback" alt="%s" src="data:image/svg+xml;base64,%s" style="width:100%%;height:100%%;object-fit:contain">`,
-		html.EscapeString(c.title), base64.StdEncoding.EncodeToString([]byte(svg)))
-	b.WriteString(`</div>`)
-	for _, n := range notes {
-		fmt.Fprintf(&b, `<div class="conclab-chart-note" style="font-size:12px;color:#666">Note: %s</div>`, html.EscapeString(n))
-	}
-	fmt.Fprintf(&b, "<script type=\"text/javascript\">\n"+chartScript+"\n</script>", jsString(id), c.option(ss, id))
+	writeChart(&b, c.title, c.height, c.svgLocked(ss, notes), notes, c.option(ss, "option"))
 	b.WriteString(`</div>`)
 	return b.String()
 }

@@ -1,12 +1,11 @@
 package charts
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -160,25 +159,6 @@ func (c *IntervalChart) String() string {
 	return fmt.Sprintf("chart %q: %d rows, %d intervals", c.title, len(c.rows), len(c.bars))
 }
 
-// renderItem draws one interval as a rectangle on its row (the ECharts
-// "custom" series), clipped to the plot.
-const renderItem = `function (params, api) {
-  var row = api.value(0), band = api.value(5);
-  var s = api.coord([api.value(1), row]), e = api.coord([api.value(2), row]);
-  var h = api.size([0, 1])[1] * 0.8, y = s[1] - h / 2;
-  if (band > 0) { h = h / 3; y = y + (band - 1) * h; }
-  var cs = params.coordSys;
-  var r = echarts.graphic.clipRectByRect({x: s[0], y: y, width: Math.max(e[0] - s[0], 1), height: Math.max(h, 1)},
-    {x: cs.x, y: cs.y, width: cs.width, height: cs.height});
-  return r && {type: "rect", transition: [], shape: r, style: api.style()};
-}`
-
-const intervalTooltip = `function (p) {
-  var v = p.value, d = v[2] - v[1];
-  var f = function (x) { return x >= 100 ? Math.round(x).toLocaleString() : (+x.toFixed(2)).toString(); };
-  return (v[3] > 0 ? "request " + v[3] + " · " : "") + p.seriesName + "<br>" + v[4] + "<br>" + f(d) + " ms (" + f(v[1]) + " – " + f(v[2]) + " ms)";
-}`
-
 // gridLeft is the plot's left edge: room for the row labels.
 func (c *IntervalChart) gridLeft() float64 {
 	w := 40.0
@@ -195,22 +175,26 @@ func (c *IntervalChart) option(id string) string {
 	}
 	legendTop := gridTop - 30
 	type obj = map[string]any
-	fns := map[string]string{}
-	fn := func(js string) string {
-		k := fmt.Sprintf("__conclab_fn_%d__", len(fns))
-		fns[k] = js
-		return k
-	}
+	// A bar's tooltip line (its thread or lane) is an index into one table
+	// of them: the same few names repeat over thousands of bars.
+	var labels []string
+	labelIndex := map[string]int{}
 	var series []any
 	for _, p := range c.phases {
 		var data [][]any
 		for _, b := range c.bars {
 			if b.phase == p {
-				data = append(data, []any{b.row, round3(b.start), round3(b.end), b.req, b.label, b.band})
+				li, ok := labelIndex[b.label]
+				if !ok {
+					li = len(labels)
+					labelIndex[b.label] = li
+					labels = append(labels, b.label)
+				}
+				data = append(data, []any{b.row, round3(b.start), round3(b.end), b.req, li, b.band})
 			}
 		}
 		series = append(series, obj{
-			"type": "custom", "name": p, "renderItem": fn(renderItem),
+			"type": "custom", "name": p, "renderItem": "conclab:intervalBar",
 			"itemStyle":   obj{"color": phaseColor(p)},
 			"encode":      obj{"x": []int{1, 2}, "y": 0},
 			"data":        data,
@@ -226,28 +210,32 @@ func (c *IntervalChart) option(id string) string {
 		"title": obj{"text": c.title, "subtext": c.subtitle, "left": "center", "top": "6",
 			"textStyle": obj{"fontSize": 16}},
 		"legend":  obj{"show": true, "type": "scroll", "top": fmt.Sprint(legendTop), "left": "center", "data": c.phases},
-		"tooltip": obj{"show": true, "trigger": "item", "formatter": fn(intervalTooltip)},
+		"tooltip": obj{"show": true, "trigger": "item", "formatter": "conclab:intervalTooltip"},
 		"grid":    obj{"top": fmt.Sprint(gridTop), "left": fmt.Sprint(int(c.gridLeft())), "right": "30", "bottom": "50"},
 		"xAxis": obj{"type": "value", "name": "time (ms)", "nameLocation": "middle", "nameGap": 28, "min": 0,
 			"max": niceMax(c.xMax)},
 		"yAxis": obj{"type": "category", "data": c.rows, "inverse": true,
 			"axisLabel": obj{"interval": labelEvery, "fontSize": 11}, "axisTick": obj{"show": false},
-			"splitLine": obj{"show": len(c.rows) <= 60, "lineStyle": obj{"color": "#f0f0f0"}}},
+			"splitLine": obj{"show": len(c.rows) <= 60}},
 		"series": series,
+		// Not ECharts': the tables the named functions read (render.js
+		// takes it out of the option before drawing).
+		"conclab": obj{"labels": labels},
 	}
 	var buf strings.Builder
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.Encode(o)
-	js := strings.TrimSpace(buf.String())
-	for k, f := range fns {
-		js = strings.ReplaceAll(js, `"`+k+`"`, f)
-	}
 	_ = id
-	return strings.ReplaceAll(js, "</", `<\/`)
+	return strings.TrimSpace(buf.String())
 }
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
+
+// svgNum prints a coordinate to a tenth of a pixel, without a trailing ".0".
+func svgNum(v float64) string {
+	return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)
+}
 
 // niceMax rounds the end of the time axis up to a tick.
 func niceMax(v float64) float64 {
@@ -258,8 +246,11 @@ func niceMax(v float64) float64 {
 	return s.hi
 }
 
-// Option returns the chart's ECharts option (JavaScript: the item renderer
-// and tooltip are functions); "" for a problem chart.
+// Option returns the chart's ECharts option as JSON: the item renderer and
+// the tooltip are named "conclab:intervalBar" and "conclab:intervalTooltip",
+// functions the chart's renderers hold (see MIMEType), and the tooltip's
+// lines are indexes into the option's "conclab" table, which the renderers
+// take out before drawing; "" for a problem chart.
 func (c *IntervalChart) Option() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -326,6 +317,10 @@ func (c *IntervalChart) svgLocked() string {
 		}
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="end" font-size="11" fill="#555">%s</text>`, x0-6, y0+(float64(i)+0.5)*rowH+4, esc(r))
 	}
+	// One path per phase, a rectangle per bar ("M x y h w v h h -w z"): a
+	// trace draws thousands of bars, and an element each made the drawing
+	// (stored twice in a notebook) several times larger.
+	paths := map[string]*strings.Builder{}
 	for _, br := range c.bars {
 		h := rowH * 0.8
 		y := y0 + float64(br.row)*rowH + (rowH-h)/2
@@ -334,7 +329,18 @@ func (c *IntervalChart) svgLocked() string {
 			y += float64(br.band-1) * h
 		}
 		a, e := sx.at(br.start), sx.at(br.end)
-		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, a, y, math.Max(e-a, 0.6), math.Max(h, 0.6), phaseColor(br.phase))
+		w, hh := math.Max(e-a, 0.6), math.Max(h, 0.6)
+		d := paths[br.phase]
+		if d == nil {
+			d = &strings.Builder{}
+			paths[br.phase] = d
+		}
+		fmt.Fprintf(d, "M%s %sh%sv%sh-%sz", svgNum(a), svgNum(y), svgNum(w), svgNum(hh), svgNum(w))
+	}
+	for _, p := range c.phases {
+		if d := paths[p]; d != nil {
+			fmt.Fprintf(&b, `<path class="bars" fill="%s" d="%s"/>`, phaseColor(p), d.String())
+		}
 	}
 	b.WriteString(`</svg>`)
 	return b.String()
@@ -364,27 +370,21 @@ func (c *IntervalChart) fragment(withLib bool) string {
 	if c.problem != "" {
 		return problemBox(fmt.Sprintf("Cannot draw %q: %s", orDefault(c.title, "chart"), c.problem))
 	}
-	id := newElementID()
 	notes := append([]string(nil), c.notes...)
 	var b strings.Builder
 	notes = openContainer(&b, c.width, withLib, notes)
-	fmt.Fprintf(&b, `<div id="%s" class="conclab-chart-canvas" data-conclab-chart="1" style="width:100%%;height:%dpx;position:relative">`, id, c.height)
-	fmt.Fprintf(&b, `<img class="conclab-chart-fallback" alt="%s" src="data:image/svg+xml;base64,%s" style="width:100%%;height:100%%;object-fit:contain">`,
-		html.EscapeString(c.title), base64.StdEncoding.EncodeToString([]byte(c.svgLocked())))
-	b.WriteString(`</div>`)
-	for _, n := range notes {
-		fmt.Fprintf(&b, `<div class="conclab-chart-note" style="font-size:12px;color:#666">Note: %s</div>`, html.EscapeString(n))
-	}
-	fmt.Fprintf(&b, "<script type=\"text/javascript\">\n"+chartScript+"\n</script>", jsString(id), c.option(id))
+	writeChart(&b, c.title, c.height, c.svgLocked(), notes, c.option("option"))
 	b.WriteString(`</div>`)
 	return b.String()
 }
 
-// Render returns the display bundle: text/html, image/svg+xml, text/plain.
+// Render returns the display bundle: MIMEType, text/html, image/svg+xml,
+// text/plain (see Chart.Render).
 func (c *IntervalChart) Render() display.Data {
 	d := display.HTML(c.HTML())
 	d.Data[display.MIMETypeSVG] = c.SVG()
 	d.Data[display.MIMETypeText] = c.String()
+	withMIME(d.Data, c.mimeEntry())
 	return d
 }
 

@@ -1,7 +1,9 @@
 package charts_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -83,8 +85,12 @@ func TestWaterfall(t *testing.T) {
 				}
 			}
 			svg := ch.SVG()
-			if !strings.HasPrefix(svg, "<svg") || strings.Count(svg, "<rect") < c.rows {
-				t.Errorf("SVG has %d rects for %d rows", strings.Count(svg, "<rect"), c.rows)
+			bars := 0
+			for _, m := range regexp.MustCompile(`<path class="bars" fill="#[0-9a-f]{6}" d="([^"]*)"/>`).FindAllStringSubmatch(svg, -1) {
+				bars += strings.Count(m[1], "M")
+			}
+			if !strings.HasPrefix(svg, "<svg") || bars != ch.Bars() {
+				t.Errorf("SVG draws %d bars for %d intervals", bars, ch.Bars())
 			}
 			if !strings.Contains(ch.HTML(), `data-conclab-chart="1"`) {
 				t.Error("HTML has no chart container")
@@ -123,5 +129,46 @@ func TestLanes(t *testing.T) {
 	goNative := frame.New("t").MustAppend(frame.Row{"strategy": "goroutines", "request": 1, "thread": "goroutines", "phase": "handler", "start_ms": 0.0, "end_ms": 1.0})
 	if err := charts.Lanes(goNative).Err(); err == nil || !strings.Contains(err.Error(), "no lane phases") {
 		t.Errorf("Lanes of a Go-native trace: %v; want a problem naming the missing lane phases", err)
+	}
+}
+
+// An interval's tooltip line is an index into the option's label table,
+// which holds each line once.
+func TestIntervalLabelsTable(t *testing.T) {
+	t.Parallel()
+	for _, ch := range []*charts.IntervalChart{charts.Waterfall(traceFrame("model", 50)), charts.Lanes(traceFrame("model", 50))} {
+		var opt struct {
+			Series []struct {
+				Data [][]any `json:"data"`
+			} `json:"series"`
+			Conclab struct {
+				Labels []string `json:"labels"`
+			} `json:"conclab"`
+		}
+		if err := json.Unmarshal([]byte(ch.Option()), &opt); err != nil {
+			t.Fatal(err)
+		}
+		labels := opt.Conclab.Labels
+		seen := map[string]bool{}
+		for _, l := range labels {
+			if seen[l] {
+				t.Errorf("%s: label %q twice in the table", ch, l)
+			}
+			seen[l] = true
+		}
+		used, n := map[int]bool{}, 0
+		for _, s := range opt.Series {
+			for _, d := range s.Data {
+				i, ok := d[4].(float64)
+				if !ok || int(i) < 0 || int(i) >= len(labels) {
+					t.Fatalf("%s: bar %v: label index out of the table of %d", ch, d, len(labels))
+				}
+				used[int(i)] = true
+				n++
+			}
+		}
+		if n != ch.Bars() || len(used) != len(labels) || len(labels) == 0 {
+			t.Errorf("%s: %d bars (want %d), %d of %d labels used", ch, n, ch.Bars(), len(used), len(labels))
+		}
 	}
 }

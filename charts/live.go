@@ -48,12 +48,14 @@ func (l *Live) bundle(v any) display.Data {
 		d = display.HTML(x.fragment(l.withLib && x.Err() == nil))
 		d.Data[display.MIMETypeSVG] = x.SVG()
 		d.Data[display.MIMETypeText] = x.String()
+		withMIME(d.Data, x.mimeEntry())
 	case *Group:
 		if !l.withLib {
 			l.withLib = x.claim()
 		}
 		d = display.HTML(x.fragment(l.withLib))
-		d.Data[display.MIMETypeText] = fmt.Sprintf("%d charts", len(x.charts))
+		d.Data[display.MIMETypeText] = x.text()
+		withMIME(d.Data, x.mimeEntries()...)
 	default:
 		d, _ = display.Render(v)
 	}

@@ -52,8 +52,13 @@ func current() Publisher {
 	return pub
 }
 
-// Display shows d through the installed publisher (ErrNoPublisher without one).
+// Display shows d through the installed publisher (ErrNoPublisher without
+// one), or in the capturer taking outputs (Capture).
 func Display(d Data) error {
+	if c := capturing(); c != nil {
+		flush() // what was printed before shows before d
+		return c.Display(d)
+	}
 	p := current()
 	if p == nil {
 		return ErrNoPublisher
@@ -67,20 +72,29 @@ func Show(v any) error {
 	return Display(d)
 }
 
-// Update replaces the outputs shown with display id id by d.
+// Update replaces the outputs shown with display id id by d: in the
+// capturer that shows it (Capture), else through the installed publisher.
 func Update(id string, d Data) error {
+	if id == "" {
+		return fmt.Errorf("display.Update: empty display id")
+	}
+	if c := owner(id); c != nil {
+		return c.Update(id, d.WithID(id))
+	}
 	p := current()
 	if p == nil {
 		return ErrNoPublisher
 	}
-	if id == "" {
-		return fmt.Errorf("display.Update: empty display id")
-	}
 	return p.Update(id, d.WithID(id))
 }
 
-// Clear clears the current cell's outputs (see Publisher.Clear).
+// Clear clears the current cell's outputs (see Publisher.Clear), or the
+// capturer's taking outputs (Capture).
 func Clear(wait bool) error {
+	if c := capturing(); c != nil {
+		flush()
+		return c.Clear(wait)
+	}
 	p := current()
 	if p == nil {
 		return ErrNoPublisher

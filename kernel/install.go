@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/conclab/conclab/kernel/wire"
 )
 
 // KernelName is the kernelspec directory name.
@@ -23,6 +25,9 @@ type Spec struct {
 	Language      string         `json:"language"`
 	InterruptMode string         `json:"interrupt_mode"`
 	Metadata      map[string]any `json:"metadata,omitempty"`
+	// KernelProtocolVersion is the messaging protocol version the kernel
+	// speaks, so a client can know it before starting the kernel.
+	KernelProtocolVersion string `json:"kernel_protocol_version,omitempty"`
 }
 
 // NewSpec returns the kernelspec running binary (an absolute path).
@@ -33,6 +38,8 @@ func NewSpec(binary string) Spec {
 		Language:      "go",
 		InterruptMode: "message",
 		Metadata:      map[string]any{"debugger": false},
+
+		KernelProtocolVersion: wire.ProtocolVersion,
 	}
 }
 

@@ -1,13 +1,17 @@
 // Package kernel is conclab's Jupyter kernel: it speaks the Jupyter
-// messaging protocol (5.4) over ZeroMQ (github.com/go-zeromq/zmq4, pure Go)
+// messaging protocol (5.5) over ZeroMQ (github.com/go-zeromq/zmq4, pure Go)
 // and runs cells in an eval.Session.
 //
 // Sockets: heartbeat echoes; shell requests are handled one at a time (an
 // execute blocks later shell requests, as the protocol expects); control is
-// served by its own goroutine, so interrupt_request and shutdown_request work
-// while a cell runs; stdin carries input_request when a cell reads os.Stdin;
-// iopub carries status (busy/idle around every request, with the request as
-// parent), execute_input, streams (sent while the cell runs), results,
+// served by its own goroutine, so interrupt_request, shutdown_request and
+// kernel_info_request work while a cell runs (a page reconnecting to a busy
+// kernel learns what it is talking to at once); stdin carries input_request
+// when a cell reads os.Stdin; comm traffic (comm.go, package kernel/comm)
+// and kernel subshells (subshell.go) are served beside the cells, each on
+// a goroutine of its own; iopub (an XPUB socket, iopub.go) carries
+// iopub_welcome, status (busy/idle around every request, with the request
+// as parent), execute_input, streams (sent while the cell runs), results,
 // display data and errors.
 //
 // Every incoming message's HMAC-SHA256 is verified in constant time with the
@@ -26,6 +30,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -34,6 +39,7 @@ import (
 	"github.com/conclab/conclab/display"
 	"github.com/conclab/conclab/kernel/cell"
 	"github.com/conclab/conclab/kernel/cellout"
+	"github.com/conclab/conclab/kernel/comm"
 	"github.com/conclab/conclab/kernel/eval"
 	"github.com/conclab/conclab/kernel/wire"
 )
@@ -73,6 +79,13 @@ type Kernel struct {
 	prevCrash      string      // the crash report of the previous kernel on this connection
 
 	pubMu sync.Mutex // serialises iopub sends
+	// statusMu orders the status messages around the running execute
+	// (running) and the requests served beside it (status.go).
+	statusMu sync.Mutex
+	running  *wire.Msg
+	// topics is how many IOPub topics have a subscriber, as the
+	// subscription watcher last saw (iopub.go).
+	topics atomic.Int32
 
 	mu         sync.Mutex
 	parent     *wire.Msg // request whose output is being produced
@@ -86,6 +99,17 @@ type Kernel struct {
 	abortBefore  time.Time
 
 	stdinMsgs chan *wire.Msg
+	// commQ holds comm traffic sent without a subshell_id (comm.go);
+	// subshells are the JEP 91 subshells by id (subshell.go).
+	commQ     chan *wire.Msg
+	subMu     sync.Mutex
+	subshells map[string]*subshell
+	// execMu lets one execute_request run at a time (the main shell's or
+	// a subshell's).
+	execMu       sync.Mutex
+	restoreComm  func()
+	restoreFlush func()
+
 	done      chan struct{}
 	doneOnce  sync.Once
 	closeOnce sync.Once
@@ -123,6 +147,7 @@ func Start(ctx context.Context, ci ConnectionInfo, opts Options) (*Kernel, error
 		ci: ci, signer: signer, session: wire.NewID(), opts: opts,
 		log:       log.New(logw, "conclab kernel: ", log.LstdFlags),
 		stdinMsgs: make(chan *wire.Msg, 4),
+		commQ:     make(chan *wire.Msg, subshellQueue),
 		done:      make(chan struct{}),
 		histSess:  int(time.Now().Unix() % 1_000_000),
 	}
@@ -131,7 +156,7 @@ func Start(ctx context.Context, ci ConnectionInfo, opts Options) (*Kernel, error
 	k.shell = zmq4.NewRouter(k.sockCtx, zmq4.WithLogger(zl))
 	k.control = zmq4.NewRouter(k.sockCtx, zmq4.WithLogger(zl))
 	k.stdin = zmq4.NewRouter(k.sockCtx, zmq4.WithLogger(zl))
-	k.iopub = zmq4.NewPub(k.sockCtx, zmq4.WithLogger(zl))
+	k.iopub = zmq4.NewXPub(k.sockCtx, zmq4.WithLogger(zl))
 	k.hb = zmq4.NewRep(k.sockCtx, zmq4.WithLogger(zl))
 	for _, b := range []struct {
 		name string
@@ -166,6 +191,8 @@ func Start(ctx context.Context, ci ConnectionInfo, opts Options) (*Kernel, error
 		return nil, err
 	}
 	k.restorePublish = display.SetPublisher(publisher{k})
+	k.restoreComm = comm.SetTransport(commTransport{k})
+	k.restoreFlush = display.SetFlusher(k.ev.Flush)
 	return k, nil
 }
 
@@ -182,10 +209,12 @@ func unwrapAll(err error) error {
 // Run serves the sockets until ctx is done or a shutdown_request arrives,
 // then closes the kernel. It returns nil on a requested shutdown.
 func (k *Kernel) Run(ctx context.Context) error {
-	k.publishStatus(nil, "starting")
-	go k.welcome()
-	k.wg.Add(5)
+	// No "starting" status: nobody is subscribed yet, and a subscriber's
+	// first message is its iopub_welcome (iopub.go).
+	go k.watchSubscriptions()
+	k.wg.Add(6)
 	go k.serveHeartbeat()
+	go k.serveComms()
 	go k.serve(k.control, "control")
 	shellQ := make(chan queued, 1024)
 	go k.readShell(shellQ)
@@ -199,25 +228,6 @@ func (k *Kernel) Run(ctx context.Context) error {
 	return nil
 }
 
-// welcome publishes an idle status as soon as the first IOPub subscription
-// is registered: a status sent before that is lost (ZeroMQ's slow joiner),
-// and jupyter_client waits for IOPub traffic after its first kernel_info
-// reply before it considers the kernel ready.
-func (k *Kernel) welcome() {
-	t, ok := k.iopub.(interface{ Topics() []string })
-	if !ok {
-		return
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for len(t.Topics()) == 0 {
-		if k.stopping() || time.Now().After(deadline) {
-			return
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	k.publishStatus(nil, "idle")
-}
-
 // Close stops the kernel: the running cell is cancelled, sockets and the
 // session are closed. Safe to call twice.
 func (k *Kernel) Close() error {
@@ -226,6 +236,8 @@ func (k *Kernel) Close() error {
 		k.doneOnce.Do(func() { close(k.done) })
 		if k.restorePublish != nil {
 			k.restorePublish()
+			k.restoreComm()
+			k.restoreFlush()
 		}
 		// Give the last replies a moment to leave before closing sockets.
 		time.Sleep(50 * time.Millisecond)
@@ -257,7 +269,9 @@ func (k *Kernel) closeSockets() {
 	k.sockStop()
 }
 
-// Interrupt cancels the running cell, if any (interrupt_request, SIGINT).
+// Interrupt cancels the running cell, if any (interrupt_request, SIGINT),
+// and tells the work started outside cells (cell.OnInterrupt: a widget's
+// run).
 func (k *Kernel) Interrupt() {
 	k.mu.Lock()
 	c := k.cancelCell
@@ -265,6 +279,7 @@ func (k *Kernel) Interrupt() {
 	if c != nil {
 		c()
 	}
+	cell.Interrupted()
 }
 
 // Done is closed when the kernel stops.
@@ -353,6 +368,20 @@ func (k *Kernel) readShell(q chan<- queued) {
 			continue
 		}
 		if m == nil {
+			continue
+		}
+		// Subshell traffic and comm traffic are served apart from the
+		// cells (subshell.go, comm.go).
+		if id := m.Header.SubshellID; id != nil && *id != "" {
+			k.toSubshell(*id, m)
+			continue
+		}
+		if isComm(m.Header.MsgType) {
+			select {
+			case k.commQ <- m:
+			case <-k.done:
+				return
+			}
 			continue
 		}
 		select {
@@ -455,7 +484,7 @@ func (k *Kernel) handle(s zmq4.Socket, channel string, m *wire.Msg) {
 		k.log.Printf("%s: ignored %s", channel, m.Header.MsgType)
 		return
 	}
-	k.publishStatus(m, "busy")
+	k.beginStatus(m, m.Header.MsgType == wire.ExecuteRequest && channel != "control")
 	defer func() {
 		if r := recover(); r != nil {
 			// A bug in the kernel must not leave the client waiting forever.
@@ -463,7 +492,7 @@ func (k *Kernel) handle(s zmq4.Socket, channel string, m *wire.Msg) {
 			k.reply(s, m, map[string]any{"status": "error", "ename": "KernelError",
 				"evalue": fmt.Sprint(r), "traceback": []string{fmt.Sprint(r)}})
 		}
-		k.publishStatus(m, "idle")
+		k.endStatus(m)
 	}()
 	switch m.Header.MsgType {
 	case wire.KernelInfoRequest:
@@ -496,7 +525,13 @@ func (k *Kernel) handle(s zmq4.Socket, channel string, m *wire.Msg) {
 	case wire.HistoryRequest:
 		k.historyReply(s, m)
 	case wire.CommInfoRequest:
-		k.reply(s, m, map[string]any{"status": "ok", "comms": map[string]any{}})
+		k.commInfo(s, m)
+	case wire.CreateSubshellRequest, wire.DeleteSubshellRequest, wire.ListSubshellRequest:
+		if channel != "control" {
+			k.replyError(s, m, "BadRequest", fmt.Errorf("%s is served on the control channel", m.Header.MsgType))
+			return
+		}
+		k.subshellRequest(s, m)
 	case wire.InterruptRequest:
 		k.Interrupt()
 		k.reply(s, m, map[string]any{"status": "ok"})
@@ -537,9 +572,15 @@ func (k *Kernel) kernelInfo() map[string]any {
 			{"text": "Go standard library", "url": "https://pkg.go.dev/std"},
 			{"text": "yaegi", "url": "https://github.com/traefik/yaegi"},
 		},
-		"debugger": false,
+		// Protocol 5.5 (JEP 92): the optional features really served.
+		"supported_features": supportedFeatures(),
+		"debugger":           false, // deprecated by supported_features; kept for 5.4 clients
 	}
 }
+
+// supportedFeatures are the optional protocol features (JEP 92) the kernel
+// serves: kernel subshells (subshell.go); not the debugger.
+func supportedFeatures() []string { return []string{"kernel subshells"} }
 
 func (k *Kernel) send(s zmq4.Socket, m *wire.Msg) {
 	frames, err := wire.Encode(m, k.signer)
@@ -612,6 +653,11 @@ func (k *Kernel) execute(s zmq4.Socket, m *wire.Msg) {
 		return
 	}
 	store := !req.Silent && (req.StoreHistory == nil || *req.StoreHistory)
+	// One cell at a time: an execute on a subshell waits for the cell
+	// running on the main shell (subshell.go).
+	k.execMu.Lock()
+	defer k.execMu.Unlock()
+	onMain := m.Header.SubshellID == nil || *m.Header.SubshellID == ""
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	k.mu.Lock()
@@ -677,7 +723,7 @@ func (k *Kernel) execute(s zmq4.Socket, m *wire.Msg) {
 			eo = cellout.Interrupted("Interrupted", "the cell was interrupted")
 		}
 		ename, evalue, tb := eo.EName, eo.EValue, eo.Traceback
-		if req.StopOnError == nil || *req.StopOnError {
+		if onMain && (req.StopOnError == nil || *req.StopOnError) {
 			k.mu.Lock()
 			k.abortPending = true
 			k.abortBefore = time.Now()
@@ -914,7 +960,11 @@ type streamWriter struct {
 func (w *streamWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if t := w.text.Next(p); t != "" {
+	t := w.text.Next(p)
+	if t != "" && display.CaptureStream(w.name, t) {
+		return len(p), nil // an Output widget took it
+	}
+	if t != "" {
 		w.k.publish(w.k.currentParent(), wire.Stream, map[string]any{"name": w.name, "text": t})
 	}
 	return len(p), nil

@@ -486,7 +486,8 @@ func TestLogoAndSpec(t *testing.T) {
 	if err := json.Unmarshal(b, &spec); err != nil {
 		t.Fatal(err)
 	}
-	if spec.InterruptMode != "message" || spec.Argv[0] != "/usr/local/bin/conclab" || spec.Argv[2] != "{connection_file}" || spec.DisplayName != "Go (conclab)" {
+	if spec.InterruptMode != "message" || spec.Argv[0] != "/usr/local/bin/conclab" || spec.Argv[2] != "{connection_file}" || spec.DisplayName != "Go (conclab)" ||
+		spec.KernelProtocolVersion != wire.ProtocolVersion {
 		t.Errorf("spec = %+v", spec)
 	}
 	if _, err := kernel.Install("relative/conclab", kernel.Where{Prefix: dir}); err == nil {
@@ -542,10 +543,11 @@ func TestKernelInfoAndBusyIdleOnControl(t *testing.T) {
 	id := c.send(c.control, wire.KernelInfoRequest, map[string]any{}, c.signer)
 	rep := c.wait(c.controlCh, id, wire.KernelInfoReply, 5*time.Second)
 	var info struct {
-		Status          string `json:"status"`
-		ProtocolVersion string `json:"protocol_version"`
-		Implementation  string `json:"implementation"`
-		LanguageInfo    struct {
+		Status            string    `json:"status"`
+		ProtocolVersion   string    `json:"protocol_version"`
+		Implementation    string    `json:"implementation"`
+		SupportedFeatures *[]string `json:"supported_features"`
+		LanguageInfo      struct {
 			Name, Mimetype, FileExtension string
 			PygmentsLexer                 string `json:"pygments_lexer"`
 			CodemirrorMode                string `json:"codemirror_mode"`
@@ -556,7 +558,8 @@ func TestKernelInfoAndBusyIdleOnControl(t *testing.T) {
 	}
 	if info.Status != "ok" || info.ProtocolVersion != wire.ProtocolVersion || info.Implementation != "conclab" ||
 		info.LanguageInfo.Name != "go" || info.LanguageInfo.Mimetype != "text/x-go" ||
-		info.LanguageInfo.PygmentsLexer != "go" || info.LanguageInfo.CodemirrorMode != "go" {
+		info.LanguageInfo.PygmentsLexer != "go" || info.LanguageInfo.CodemirrorMode != "go" ||
+		info.SupportedFeatures == nil {
 		t.Errorf("kernel_info = %s", rep.Content)
 	}
 	var states []string

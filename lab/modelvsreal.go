@@ -13,6 +13,13 @@ import (
 	"github.com/conclab/conclab/charts"
 )
 
+// Agreement tolerances the lab states (issue 7): sleep-based scenarios
+// within ±10 %, CPU scenarios with calibrated costs within ±25 %.
+const (
+	SleepTolerance = 0.10
+	CPUTolerance   = 0.25
+)
+
 // Agreement is the answer of ModelVsReal: the model's figure and the real
 // one side by side for every pair of rows and metric, each with its
 // verdict.
@@ -77,7 +84,7 @@ func (a *Agreement) Err() error {
 }
 
 // ModelVsReal runs e with bench.Run — e holds model strategies "X" and real
-// ones "real X" (bench/cpython's Real, e.g. from cpython.Experiment001) —
+// ones "real X" (bench/cpython's Real, e.g. from s001.Knobs.Versus) —
 // pairs the summary rows by label, and shows the agreement table, a
 // charts.ModelVsReal chart per metric and the line "N of M agree within ±X
 // %". A row agrees only when its values agree within tol (relative to the
@@ -90,7 +97,7 @@ func (a *Agreement) Err() error {
 // outside (0, 10] (before anything runs or is shown), or a failed run.
 //
 // When this machine's CPython lacks a package a real strategy needs, it
-// shows one line "skipped: ..." naming the Debian packages to install and
+// shows one line "skipped: ..." naming what is missing and how to install it, and
 // returns (nil, nil): the notebook goes on without the real half.
 func ModelVsReal(ctx context.Context, e bench.Experiment, tol float64, metrics ...string) (*Agreement, error) {
 	if err := checkArgs(tol, metrics); err != nil {
@@ -130,7 +137,7 @@ func ModelVsReal(ctx context.Context, e bench.Experiment, tol float64, metrics .
 
 // ModelVsRealOf is ModelVsReal for comparisons that are not one
 // bench.Run — sources 002 and 004, where the clients are what is compared
-// and their own code makes the load (cpython.Versus002, cpython.Versus004):
+// and their own code makes the load (s002.Knobs.Versus, s004.Knobs.Versus):
 // run returns a summary frame with model rows "X" and real rows "real X".
 // It shows and returns the same as ModelVsReal, skipping the same way when
 // run fails with cpython.ErrUnavailable.
@@ -195,7 +202,7 @@ func checkPairs(e bench.Experiment) error {
 // skipped shows why the real half cannot run, in one line, and returns
 // (nil, nil).
 func skipped(err error) (*Agreement, error) {
-	// A *cpython.MissingError names the Debian packages to install.
+	// A *cpython.MissingError names what is missing and how to get it.
 	line := "skipped: " + err.Error()
 	return nil, show(line, line)
 }
@@ -349,4 +356,13 @@ func (a *Agreement) show() error {
 		}
 	}
 	return nil
+}
+
+// num formats a number as the tables do; NaN (a figure that could not be
+// measured) shows as "NaN".
+func num(x float64) string {
+	if math.IsNaN(x) {
+		return "NaN"
+	}
+	return frame.FormatNumber(x)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/conclab/conclab/bench/cpython"
 	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/bench/strategy"
+	"github.com/conclab/conclab/sources/s001"
 )
 
 func summary(rows ...frame.Row) *frame.Frame {
@@ -142,7 +143,9 @@ func TestModelVsRealRefusesAndSkips(t *testing.T) {
 	if _, err := ModelVsReal(ctx, lone, 0.1, "elapsed_s"); err == nil || !strings.Contains(err.Error(), `"x" has no real row`) {
 		t.Errorf("lone strategy: %v", err)
 	}
-	e := cpython.Experiment001(time.Millisecond, 1, cpython.Options{Python: "/no/such/python3"})
+	k := s001.Default
+	k.N, k.Wait = 1, time.Millisecond
+	e := k.Versus(cpython.Options{Python: "/no/such/python3"})
 	a, err := ModelVsReal(ctx, e, 0.1, "elapsed_s")
 	if a != nil || err != nil {
 		t.Errorf("unavailable CPython: %v, %v; want nil, nil (skipped)", a, err)
@@ -165,18 +168,20 @@ func TestModelVsRealRefusesAndSkips(t *testing.T) {
 // ModelVsReal on real CPython: one bench.Run, the pair found, one verdict
 // per metric, and an error exactly when a row disagrees.
 func TestModelVsRealRuns(t *testing.T) {
-	e := cpython.Experiment001(100*time.Millisecond, 5, cpython.Options{StopGrace: time.Second})
-	if err := (cpython.Real{App: cpython.App001(0)}).Available(context.Background()); errors.Is(err, cpython.ErrUnavailable) {
+	k := s001.Default
+	k.N, k.Wait = 5, 100*time.Millisecond
+	e := k.Versus(cpython.Options{StopGrace: time.Second})
+	if err := (cpython.Real{App: k.App()}).Available(context.Background()); errors.Is(err, cpython.ErrUnavailable) {
 		t.Skip(err)
 	}
 	var keep []strategy.Strategy
 	for _, s := range e.Strategies {
-		if strings.HasSuffix(s.Label(), cpython.AsyncOK) {
+		if strings.HasSuffix(s.Label(), s001.AsyncOK) {
 			keep = append(keep, s)
 		}
 	}
 	e.Strategies = keep
-	a, err := ModelVsReal(context.Background(), e, cpython.SleepTolerance, "elapsed_s", "count")
+	a, err := ModelVsReal(context.Background(), e, SleepTolerance, "elapsed_s", "count")
 	if a == nil {
 		t.Fatalf("no agreement: %v", err)
 	}
@@ -216,15 +221,16 @@ func TestModelVsRealOfDisagreementIsAVerdict(t *testing.T) {
 // Run leaves out the real strategies that cannot run and runs the model's.
 func TestRunSkipsUnavailableReal(t *testing.T) {
 	t.Parallel()
-	e := cpython.Experiment001(10*time.Millisecond, 2, cpython.Options{Python: "/no/such/python3"})
-	res, err := Run(context.Background(), e)
+	k := s001.Default
+	k.N, k.Wait = 2, 10*time.Millisecond
+	res, err := Run(context.Background(), k.Versus(cpython.Options{Python: "/no/such/python3"}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(res.Summary.Texts("strategy"), ","); got != "/sync-sleep,/async-block,/async-ok,/offload" {
 		t.Errorf("rows %s; want the model's only", got)
 	}
-	only := bench.Experiment{Strategies: []strategy.Strategy{cpython.Real{App: cpython.App001(0), Options: cpython.Options{Python: "/no/such/python3"}}}}
+	only := bench.Experiment{Strategies: []strategy.Strategy{cpython.Real{App: s001.Default.App(), Options: cpython.Options{Python: "/no/such/python3"}}}}
 	if _, err := Run(context.Background(), only); err == nil || !strings.Contains(err.Error(), "no strategy can run") {
 		t.Errorf("nothing to run: %v", err)
 	}

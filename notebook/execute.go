@@ -65,6 +65,12 @@ type Options struct {
 	// first chart output carries the chart library). For ExecuteIsolated it
 	// is the child's: see ChildMain.
 	NewPage func()
+	// Metadata, when set, is called after the notebook's cells ran (also
+	// when one failed), in the process that ran them; the entries it
+	// returns are set in the notebook's metadata (conclab passes the
+	// widgets' state, which nbclient saves as "widgets"). For
+	// ExecuteIsolated it is the child's: see ChildMain.
+	Metadata func() map[string]any
 }
 
 // CellError is the failure of one cell. Execute returns it (wrapped or not)
@@ -173,6 +179,9 @@ func execute(ctx context.Context, nb *Notebook, opts Options, w *childWriter) (e
 		defer func() { w.done(nb, rec, err) }()
 		stop := w.watch(rec)
 		defer stop()
+	}
+	if opts.Metadata != nil {
+		defer func() { setMetadata(nb, opts.Metadata()) }() // before w.done sends the notebook
 	}
 
 	codeCells := countCodeCells(nb)

@@ -429,7 +429,8 @@ func fromWireOutputs(w []wireOutput) []*Output {
 // ChildMain is the child side of ExecuteIsolated: it reads the request from
 // standard input, executes the notebook (ctx ending interrupts it, as for
 // Execute) and reports on file descriptor 3. base gives what cannot cross
-// the processes, Symbols and NewPage (its other fields are the request's).
+// the processes, Symbols, NewPage and Metadata (its other fields are the
+// request's).
 // It returns the process's exit code: 0 when the result was reported
 // (whether or not a cell failed), 1 when it could not be. A binary calls it
 // when started as ExecuteIsolated's cmd.
@@ -459,7 +460,7 @@ func ChildMain(ctx context.Context, base Options) int {
 		return 1
 	}
 	opts := Options{Name: req.Name, Dir: req.Dir, Timeout: req.Timeout, AllowErrors: req.AllowErrors, Progress: progressWriter{w},
-		Symbols: base.Symbols, NewPage: base.NewPage}
+		Symbols: base.Symbols, NewPage: base.NewPage, Metadata: base.Metadata}
 	err = execute(ctx, nb, opts, w)
 	if !w.sent {
 		w.done(nb, nil, err) // execute failed before running cells

@@ -22,7 +22,7 @@
 # CONCLAB_CALIBRATION=FILE gives 000's comparisons FILE instead.
 #
 # Usage: scripts/fidelity.sh [go test -run pattern, default Fidelity]
-# Needs: scripts/setup.sh (Go, Debian's CPython with FastAPI, Flask,
+# Needs: scripts/setup.sh (Go, and the pinned .venv: FastAPI, Flask,
 # gunicorn and Pillow).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,4 +31,4 @@ if [[ -z "${CONCLAB_CALIBRATION:-}" ]]; then
 	trap 'rm -rf "$tmp"' EXIT
 	export CONCLAB_CALIBRATION="$tmp/calibration.json" CONCLAB_FIDELITY_RECALIBRATE=1
 fi
-go test -tags fidelity -count=1 -v -timeout 60m -run "${1:-Fidelity}" ./lab/
+go test -tags fidelity -count=1 -v -timeout 60m -run "${1:-Fidelity}" ./sources/

@@ -51,3 +51,7 @@ go mod download
 mkdir -p bin
 go build -o bin/conclab ./cmd/conclab
 echo "setup: built $(pwd)/bin/conclab"
+# The kernelspec and the charts' JupyterLab extension (embedded in the binary)
+# into the pinned environment, with the lab's settings, so that its jupyter
+# lab, notebook, voila and nbconvert find them.
+bash scripts/jupyter-install.sh

@@ -3,9 +3,11 @@ package cpython
 import (
 	"context"
 	"math"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/bench/metrics"
 )
 
@@ -38,18 +40,23 @@ func TestClientRequestsBadInput(t *testing.T) {
 	}
 }
 
-// Source 001's httpx client's requests go through bench/metrics: every
-// request counted, rps over all of them, a 404 a 4xx error with its
-// latency, and the pool the server used in threads.
-func TestBench001RecordsThroughMetrics(t *testing.T) {
-	needPython(t, "fastapi", "uvicorn", "httpx")
-	srv := startServer(t, App001(50*time.Millisecond))
+// A client script's requests go through bench/metrics: every request
+// counted, rps over all of them, a 404 a 4xx error with its latency, and
+// the script's own figures copied.
+func TestClientRecordsThroughMetrics(t *testing.T) {
+	needPython(t, "fastapi", "uvicorn")
+	srv := startServer(t, testApp(50*time.Millisecond))
 	ctx := context.Background()
-	f, err := Bench001(ctx, Options{}, "/async-ok", srv.URL()+AsyncOK+"?s=0.05", 5)
-	if err != nil {
-		t.Fatal(err)
+	run := func(path string, n int) *frame.Frame {
+		t.Helper()
+		f, err := Client{Script: Script{Files: testFiles(), Name: "clienttest.py", Args: []string{"--url", srv.URL() + path, "--n", strconv.Itoa(n)}},
+			Label: path, Load: "sequential " + strconv.Itoa(n)}.Run(ctx, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
 	}
-	t.Logf("\n%v", f)
+	f := run("/awaited?s=0.05", 5)
 	if f.Float("count", 0) != 5 || f.Float("errors", 0) != 0 || f.Float("threads", 0) != 1 {
 		t.Errorf("count %v errors %v threads %v; want 5, 0, 1", f.Float("count", 0), f.Float("errors", 0), f.Float("threads", 0))
 	}
@@ -59,13 +66,10 @@ func TestBench001RecordsThroughMetrics(t *testing.T) {
 	if f.Float("min_ms", 0) < 50 || f.Float("min_ms", 0) > f.Float("p95_ms", 0) || f.Float("p95_ms", 0) > f.Float("max_ms", 0) {
 		t.Errorf("latencies out of order or below the 50 ms wait:\n%v", f)
 	}
-	if f.Text("python", 0) == "" || f.Text("client", 0) != "httpx gather" {
-		t.Errorf("environment or client columns missing:\n%v", f)
+	if f.Text("python", 0) == "" || f.Text("client", 0) != "clienttest" || f.Text("strategy", 0) != "/awaited?s=0.05" {
+		t.Errorf("environment, client or strategy columns:\n%v", f)
 	}
-	g, err := Bench001(ctx, Options{}, "404", srv.URL()+"/nope", 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := run("/nope", 3)
 	if g.Float("count", 0) != 3 || g.Float("errors_4xx", 0) != 3 || g.Text("error_kinds", 0) != "http404" || math.IsNaN(g.Float("avg_ms", 0)) {
 		t.Errorf("404s:\n%v", g)
 	}

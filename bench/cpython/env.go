@@ -83,7 +83,7 @@ type Env struct {
 }
 
 // Require returns nil when every module imports, else a *MissingError
-// naming them and their Debian packages.
+// naming them and the PyPI distributions that provide them.
 func (e *Env) Require(modules ...string) error {
 	var miss []string
 	for _, m := range modules {

@@ -66,7 +66,7 @@ func (r Real) Validate() error {
 
 // Available returns nil when this machine's Python has every module the
 // app imports, else a *MissingError (errors.Is ErrUnavailable) naming the
-// Debian packages to install.
+// distributions the pinned environment provides.
 func (r Real) Available(ctx context.Context) error {
 	env, err := Detect(ctx, r.Options.Python)
 	if err != nil {

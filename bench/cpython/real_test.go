@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/conclab/conclab/bench"
+	"github.com/conclab/conclab/bench/load"
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
 	"github.com/conclab/conclab/bench/trace"
@@ -20,10 +21,10 @@ func TestRealValidate(t *testing.T) {
 		r    Real
 		want string
 	}{
-		{"ok", Real{App: App001(time.Second), Endpoint: SyncSleep}, ""},
-		{"no module", Real{App: App{Name: "x", Server: Uvicorn}}, "MODULE:ATTR"},
-		{"bad server", Real{App: App{Name: "x", Module: "a:app", Server: "nginx"}}, "unknown Server"},
-		{"endpoint not a path", Real{App: App001(time.Second), Endpoint: "sync-sleep"}, "must be a path"},
+		{"ok", Real{App: testApp(time.Second), Endpoint: "/sleep"}, ""},
+		{"no module", Real{App: App{Name: "x", Files: testFiles(), Server: Uvicorn}}, "MODULE:ATTR"},
+		{"bad server", Real{App: App{Name: "x", Files: testFiles(), Module: "a:app", Server: "nginx"}}, "unknown Server"},
+		{"endpoint not a path", Real{App: testApp(time.Second), Endpoint: "sleep"}, "must be a path"},
 	}
 	for _, tc := range tests {
 		err := tc.r.Validate()
@@ -31,7 +32,7 @@ func TestRealValidate(t *testing.T) {
 			t.Errorf("%s: Validate() = %v; want %q", tc.name, err, tc.want)
 		}
 	}
-	if got := (Real{App: App001(time.Second), Endpoint: "/offload"}).Label(); got != "real uvicorn/offload" {
+	if got := (Real{App: testApp(time.Second), Endpoint: "/awaited"}).Label(); got != "real uvicorn/awaited" {
 		t.Errorf("default label %q", got)
 	}
 	if got := (Real{Name: "real /offload", Endpoint: "/offload"}).RequestPath(); got != "/offload" {
@@ -44,15 +45,15 @@ func TestRealValidate(t *testing.T) {
 func TestRealStartErrors(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, err := Real{App: App001(time.Second), Options: Options{Python: "/no/such/python"}}.Start(ctx, pymodel.Workload{}, strategy.StartOptions{})
+	_, err := Real{App: testApp(time.Second), Options: Options{Python: "/no/such/python"}}.Start(ctx, pymodel.Workload{}, strategy.StartOptions{})
 	if err == nil || !strings.Contains(err.Error(), "/no/such/python") {
 		t.Errorf("missing python: %v", err)
 	}
-	if err := (Real{App: App001(time.Second), Options: Options{Python: "/no/such/python"}}).Available(ctx); err == nil {
+	if err := (Real{App: testApp(time.Second), Options: Options{Python: "/no/such/python"}}).Available(ctx); err == nil {
 		t.Error("Available with a missing python: nil")
 	}
 	needPython(t, "fastapi", "uvicorn")
-	_, err = Real{App: App001(time.Second)}.Start(ctx, pymodel.Workload{}, strategy.StartOptions{Addr: "192.0.2.1:0"})
+	_, err = Real{App: testApp(time.Second)}.Start(ctx, pymodel.Workload{}, strategy.StartOptions{Addr: "192.0.2.1:0"})
 	if err == nil || !strings.Contains(err.Error(), "loopback") {
 		t.Errorf("non-loopback address: %v", err)
 	}
@@ -67,14 +68,16 @@ func TestRealStartErrors(t *testing.T) {
 func TestModelAndRealInOneRun(t *testing.T) {
 	needPython(t, "fastapi", "uvicorn")
 	const wait, n = 100 * time.Millisecond, 6
-	e := Experiment001(wait, n, Options{Trace: true, StopGrace: time.Second})
-	var keep []strategy.Strategy
-	for _, s := range e.Strategies {
-		if l := s.Label(); strings.HasSuffix(l, SyncSleep) || strings.HasSuffix(l, AsyncBlock) {
-			keep = append(keep, s)
-		}
+	const SyncSleep, AsyncBlock = "/sleep", "/block"
+	o := Options{Trace: true, StopGrace: time.Second}
+	e := bench.Experiment{
+		Strategies: []strategy.Strategy{
+			strategy.Uvicorn{Name: SyncSleep}, Real{Name: RealPrefix + SyncSleep, App: testApp(wait), Endpoint: SyncSleep, Options: o},
+			strategy.Uvicorn{Name: AsyncBlock, Async: true}, Real{Name: RealPrefix + AsyncBlock, App: testApp(wait), Endpoint: AsyncBlock, Options: o},
+		},
+		Workload: pymodel.Workload{Steps: []pymodel.Step{pymodel.Sleep(wait)}},
+		Load:     load.Burst{N: n},
 	}
-	e.Strategies = keep
 	res, err := bench.Run(context.Background(), e)
 	if err != nil {
 		t.Fatal(err)

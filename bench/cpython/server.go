@@ -11,10 +11,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/conclab/conclab/internal/reuseport"
 )
 
 // Default timings of a Server.
@@ -43,6 +46,11 @@ type Options struct {
 	// Output, if not nil, also receives the server's stdout and stderr
 	// (they always go to the log file in the server's directory).
 	Output io.Writer
+	// Cores, when positive, pins the server (every process it starts) to
+	// the machine's first Cores cores (taskset -c 0-(Cores-1)), to see
+	// what it does on fewer cores than the machine has. At most the
+	// machine's cores; 0 is all of them.
+	Cores int
 	// Trace makes the app record every request's phases (a small
 	// middleware, _conclab.py's trace_fastapi / trace_flask: a line per
 	// interval written to a file in the server's directory), read back
@@ -81,12 +89,12 @@ type Server struct {
 	url     string
 	env     *Env
 	table   string
-	images  map[string]string
 	done    chan struct{}
 	waitErr error
 	stop    func() bool
 
-	addr string // "" means 127.0.0.1:0 (Real sets it from StartOptions)
+	addr     string   // "" means 127.0.0.1:0 (Real sets it from StartOptions)
+	portHold *os.File // ReusePort: the bound, never listening socket holding the port
 
 	closeOnce sync.Once
 	closeErr  error
@@ -136,15 +144,6 @@ func (s *Server) Table() string {
 	return s.table
 }
 
-// ImagePath returns the generated test image: "large" (the 8K JPEG,
-// test_image_2.jpg) or "small" (the PNG, test_image_1.png); "" when the app
-// has no images.
-func (s *Server) ImagePath(which string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.images[which]
-}
-
 // Log returns the last n bytes of the server's log (stdout and stderr).
 func (s *Server) Log(n int) string {
 	dir := s.Dir()
@@ -154,10 +153,6 @@ func (s *Server) Log(n int) string {
 	b, _ := os.ReadFile(filepath.Join(dir, "server.log"))
 	return tail(string(b), n)
 }
-
-// ImageSize is the size of the generated large image. The zero value is the
-// source's 8K (7680 x 4320).
-type ImageSize struct{ Width, Height int }
 
 // Start writes the app to a temporary directory, starts its server and
 // waits until it answers GET /ready. Cancelling ctx later closes the server
@@ -203,7 +198,7 @@ func (s *Server) start(ctx context.Context) error {
 	s.mu.Lock()
 	s.env, s.dir = env, dir
 	s.mu.Unlock()
-	if err := WriteFiles(dir); err != nil {
+	if err := WriteFiles(dir, s.app.Files); err != nil {
 		return err
 	}
 	vars := map[string]string{
@@ -233,15 +228,6 @@ func (s *Server) start(ctx context.Context) error {
 			vars[k] = v
 		}
 	}
-	if s.app.Images {
-		imgs, err := generateImages(ctx, env.Python, dir, s.app.ImageSize)
-		if err != nil {
-			return err
-		}
-		s.mu.Lock()
-		s.images = imgs
-		s.mu.Unlock()
-	}
 
 	addr := s.addr
 	if addr == "" {
@@ -250,21 +236,37 @@ func (s *Server) start(ctx context.Context) error {
 	if host, _, err := net.SplitHostPort(addr); err != nil || !isLoopback(host) {
 		return fmt.Errorf("listen address %q: want a loopback host:port such as 127.0.0.1:0", addr)
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
+	var lf *os.File
+	var tcp *net.TCPAddr
+	if s.app.ReusePort {
+		// Each gunicorn worker binds a socket of its own to the port; a
+		// bound socket that never listens holds the port meanwhile (no
+		// race) and gets no connections: only listening sockets do.
+		hold, port, err := reuseport.Reserve(addr)
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.portHold = hold
+		s.mu.Unlock()
+		tcp = port
+	} else {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return err
+		}
+		if err := noDelay(ln.(*net.TCPListener)); err != nil {
+			ln.Close()
+			return err
+		}
+		lf, err = ln.(*net.TCPListener).File()
+		ln.Close() // the duplicate in lf keeps the socket listening
+		if err != nil {
+			return err
+		}
+		defer lf.Close()
+		tcp = ln.Addr().(*net.TCPAddr)
 	}
-	if err := noDelay(ln.(*net.TCPListener)); err != nil {
-		ln.Close()
-		return err
-	}
-	lf, err := ln.(*net.TCPListener).File()
-	ln.Close() // the duplicate in lf keeps the socket listening
-	if err != nil {
-		return err
-	}
-	defer lf.Close()
-	tcp := ln.Addr().(*net.TCPAddr)
 
 	logf, err := os.Create(filepath.Join(dir, "server.log"))
 	if err != nil {
@@ -272,13 +274,26 @@ func (s *Server) start(ctx context.Context) error {
 	}
 	defer logf.Close()
 
-	cmd := exec.Command(env.Python, s.args()...)
+	name, args := env.Python, s.args(tcp)
+	if c := s.opts.Cores; c > 0 {
+		if c > runtime.NumCPU() {
+			return fmt.Errorf("Options.Cores %d: this machine has %d", c, runtime.NumCPU())
+		}
+		ts, err := exec.LookPath("taskset")
+		if err != nil {
+			return fmt.Errorf("Options.Cores needs taskset (util-linux): %w", err)
+		}
+		name, args = ts, append([]string{"-c", fmt.Sprintf("0-%d", c-1), env.Python}, args...)
+	}
+	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	cmd.Env = os.Environ()
 	for k, v := range vars {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	cmd.ExtraFiles = []*os.File{lf} // fd 3
+	if lf != nil {
+		cmd.ExtraFiles = []*os.File{lf} // fd 3
+	}
 	var out io.Writer = logf
 	if s.opts.Output != nil {
 		out = io.MultiWriter(logf, s.opts.Output)
@@ -303,7 +318,7 @@ func (s *Server) start(ctx context.Context) error {
 	return s.waitReady(ctx, done)
 }
 
-func (s *Server) args() []string {
+func (s *Server) args(addr *net.TCPAddr) []string {
 	a := s.app
 	workers, threads := a.Workers, a.Threads
 	if workers == 0 {
@@ -315,16 +330,27 @@ func (s *Server) args() []string {
 	switch a.Server {
 	case Uvicorn:
 		args := []string{"-m", "uvicorn", a.Module, "--fd", "3", "--app-dir", ".", "--log-level", "warning"}
+		if workers > 1 {
+			args = append(args, "--workers", strconv.Itoa(workers))
+		}
 		if !s.opts.AccessLog {
 			args = append(args, "--no-access-log")
 		}
 		return args
 	default:
-		args := []string{"-m", "gunicorn", "--bind", "fd://3", "--chdir", ".",
+		bind := []string{"--bind", "fd://3"}
+		if a.ReusePort {
+			bind = []string{"--bind", addr.String(), "--reuse-port"}
+		}
+		args := append([]string{"-m", "gunicorn"}, bind...)
+		args = append(args, "--chdir", ".",
 			"--workers", strconv.Itoa(workers), "--threads", strconv.Itoa(threads),
-			"--graceful-timeout", "2", "--timeout", "600", "--log-level", "warning"}
-		if a.Server == GunicornUvicorn {
+			"--graceful-timeout", "2", "--timeout", "600", "--log-level", "warning")
+		switch a.Server {
+		case GunicornUvicorn:
 			args = append(args, "--worker-class", "uvicorn.workers.UvicornWorker")
+		case GunicornASGI:
+			args = append(args, "--worker-class", "asgi")
 		}
 		if s.opts.AccessLog {
 			args = append(args, "--access-logfile", "-")
@@ -369,7 +395,7 @@ func (s *Server) waitReady(ctx context.Context, done chan struct{}) error {
 // the answers number Workers.
 func (s *Server) waitWorkers(ctx context.Context, client *http.Client, url string, done chan struct{}) error {
 	want := s.app.Workers
-	if s.app.Server == Uvicorn || want <= 1 {
+	if want <= 1 {
 		return nil
 	}
 	seen := map[int]bool{}
@@ -425,7 +451,7 @@ func (s *Server) Close() error {
 func (s *Server) close() error {
 	s.mu.Lock()
 	s.closed = true
-	stop, cmd, pgid, done, dir, table := s.stop, s.cmd, s.pgid, s.done, s.dir, s.table
+	stop, cmd, pgid, done, dir, table, hold := s.stop, s.cmd, s.pgid, s.done, s.dir, s.table, s.portHold
 	s.mu.Unlock()
 	if stop != nil {
 		stop()
@@ -433,6 +459,9 @@ func (s *Server) close() error {
 	var errs []error
 	if cmd != nil {
 		errs = append(errs, stopGroup(pgid, done, s.opts.stopGrace()))
+	}
+	if hold != nil {
+		errs = append(errs, hold.Close())
 	}
 	if table != "" && s.app.DB != nil && s.app.DB.Table == "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -468,30 +497,6 @@ func stopGroup(pgid int, done chan struct{}, grace time.Duration) error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return nil
-}
-
-// generateImages runs gen_images.py into dir/images and returns the paths.
-func generateImages(ctx context.Context, python, dir string, size ImageSize) (map[string]string, error) {
-	w, h := size.Width, size.Height
-	if w == 0 && h == 0 {
-		w, h = 7680, 4320
-	}
-	if w <= 0 || h <= 0 || w > 20000 || h > 20000 {
-		return nil, fmt.Errorf("image size %dx%d out of range (1..20000)", w, h)
-	}
-	out, err := runPython(ctx, python, dir, nil, "gen_images.py", filepath.Join(dir, "images"),
-		"--width", strconv.Itoa(w), "--height", strconv.Itoa(h))
-	if err != nil {
-		return nil, err
-	}
-	var r struct {
-		Large string `json:"large"`
-		Small string `json:"small"`
-	}
-	if err := json.Unmarshal(out, &r); err != nil {
-		return nil, fmt.Errorf("gen_images.py: bad output %q: %w", tail(string(out), 200), err)
-	}
-	return map[string]string{"large": r.Large, "small": r.Small}, nil
 }
 
 // isLoopback reports whether host is localhost or a loopback IP.

@@ -18,11 +18,13 @@ func TestAppValidate(t *testing.T) {
 		app  App
 		want string // substring of the error; "" for none
 	}{
-		{"ok", App001(time.Second), ""},
-		{"no attr", App{Name: "x", Module: "app001", Server: Uvicorn}, "MODULE:ATTR"},
-		{"bad server", App{Name: "x", Module: "a:app", Server: "hypercorn"}, "unknown Server"},
-		{"negative", App{Name: "x", Module: "a:app", Server: Gunicorn, Workers: -1}, "negative"},
-		{"uvicorn workers", App{Name: "x", Module: "a:app", Server: Uvicorn, Workers: 2}, "GunicornUvicorn"},
+		{"ok", testApp(time.Second), ""},
+		{"no files", App{Name: "x", Module: "a:app", Server: Uvicorn}, "no Files"},
+		{"no attr", App{Name: "x", Files: testFiles(), Module: "app001", Server: Uvicorn}, "MODULE:ATTR"},
+		{"bad server", App{Name: "x", Files: testFiles(), Module: "a:app", Server: "hypercorn"}, "unknown Server"},
+		{"negative", App{Name: "x", Files: testFiles(), Module: "a:app", Server: Gunicorn, Workers: -1}, "negative"},
+		{"uvicorn threads", App{Name: "x", Files: testFiles(), Module: "a:app", Server: Uvicorn, Threads: 2}, "no threads"},
+		{"uvicorn reuse port", App{Name: "x", Files: testFiles(), Module: "a:app", Server: Uvicorn, ReusePort: true}, "--reuse-port"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -45,7 +47,7 @@ func TestMissingPython(t *testing.T) {
 	if !errors.As(err, &me) || !strings.Contains(err.Error(), "/nonexistent/python3") {
 		t.Errorf("error %v should be a *MissingError naming the interpreter tried", err)
 	}
-	srv := NewServer(App001(time.Second), Options{Python: "/nonexistent/python3"})
+	srv := NewServer(testApp(time.Second), Options{Python: "/nonexistent/python3"})
 	if err := srv.Start(context.Background()); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("Start with missing python = %v; want ErrUnavailable", err)
 	}
@@ -64,7 +66,7 @@ func TestMissingModule(t *testing.T) {
 	if len(me.Modules) != 1 || me.Modules[0] != "no_such_module_conclab" || me.Distributions[0] != "no_such_module_conclab" || !strings.Contains(err.Error(), "scripts/setup.sh") {
 		t.Errorf("MissingError = %+v; want the one missing module and its package", me)
 	}
-	app := App001(time.Second)
+	app := testApp(time.Second)
 	app.Requires = append(app.Requires, "no_such_module_conclab")
 	srv := NewServer(app, Options{})
 	defer srv.Close()
@@ -108,8 +110,8 @@ func TestCancelMidRequestLeavesNothing(t *testing.T) {
 		app  App
 		path string
 	}{
-		{App001(30 * time.Second), AsyncBlock}, // the loop itself is stuck in time.sleep
-		{App003Flask(2, 2, ModeIO, 30*time.Second, 1000), "/io"},
+		{testApp(30 * time.Second), "/block"}, // the loop itself is stuck in time.sleep
+		{flaskApp(2, 2, 30*time.Second), "/sleep"},
 	}
 	for _, a := range apps {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -162,34 +164,34 @@ func TestCancelMidRequestLeavesNothing(t *testing.T) {
 
 // A client script interrupted mid-run dies with its process group.
 func TestCancelClientScript(t *testing.T) {
-	needPython(t, "fastapi", "uvicorn", "httpx")
-	srv := startServer(t, App001(20*time.Second))
+	needPython(t, "fastapi", "uvicorn")
+	srv := startServer(t, testApp(20*time.Second))
 	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
 	defer cancel()
 	t0 := time.Now()
-	_, err := Bench001(ctx, Options{}, AsyncOK, srv.URL()+AsyncOK, 5)
+	_, err := Client{Script: Script{Files: testFiles(), Name: "clienttest.py", Args: []string{"--url", srv.URL() + "/awaited", "--n", "5"}}, Label: "x"}.Run(ctx, Options{})
 	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("Bench001 under a 700 ms deadline = %v; want DeadlineExceeded", err)
+		t.Errorf("client under a 700 ms deadline = %v; want DeadlineExceeded", err)
 	}
 	if d := time.Since(t0); d > 5*time.Second {
 		t.Errorf("cancelled client took %v to return", d)
 	}
 	time.Sleep(100 * time.Millisecond)
-	if left := PythonProcesses("bench001.py"); len(left) > 0 {
+	if left := PythonProcesses("clienttest.py"); len(left) > 0 {
 		t.Errorf("client processes %v survive", left)
 	}
 }
 
 func TestStartTwiceAndCloseBeforeStart(t *testing.T) {
 	needPython(t, "fastapi", "uvicorn")
-	srv := NewServer(App001(time.Second), Options{})
+	srv := NewServer(testApp(time.Second), Options{})
 	if err := srv.Close(); err != nil {
 		t.Errorf("Close before Start = %v", err)
 	}
 	if err := srv.Start(context.Background()); err == nil {
 		t.Error("Start after Close succeeded")
 	}
-	srv2 := startServer(t, App001(time.Second))
+	srv2 := startServer(t, testApp(time.Second))
 	if err := srv2.Start(context.Background()); err == nil {
 		t.Error("second Start succeeded")
 	}

@@ -29,7 +29,9 @@ func TestBadInput(t *testing.T) {
 		{"malformed URL", Target{URL: "http://[::1"}, Burst{N: 1}, Options{}, "malformed target URL"},
 		{"no scheme", Target{URL: "127.0.0.1:8080/x"}, Burst{N: 1}, Options{}, "malformed target URL"},
 		{"ftp", Target{URL: "ftp://127.0.0.1/"}, Burst{N: 1}, Options{}, "want http://"},
-		{"https", Target{URL: "https://127.0.0.1/"}, Burst{N: 1}, Options{}, "https is not supported"},
+		{"streams without http2", ok, Burst{N: 1}, Options{Streams: 4}, "needs HTTP2"},
+		{"too many streams", ok, Burst{N: 1}, Options{HTTP2: true, Streams: 5000}, "Streams must be in 0..1000"},
+		{"bad threshold", ok, Burst{N: 1}, Options{Thresholds: []string{"p95<fast"}}, `threshold "p95<fast"`},
 		{"no host", Target{URL: "http:///x"}, Burst{N: 1}, Options{}, "no host"},
 		{"remote IP", Target{URL: "http://192.0.2.1/"}, Burst{N: 1}, Options{}, "not loopback"},
 		{"remote IPv6", Target{URL: "http://[2001:db8::1]:80/"}, Burst{N: 1}, Options{}, "not loopback"},
@@ -42,20 +44,24 @@ func TestBadInput(t *testing.T) {
 		{"nil model", ok, nil, Options{}, "no model"},
 		{"zero burst", ok, Burst{}, Options{}, "Burst.N must be in 1..100000"},
 		{"huge burst", ok, Burst{N: 100_000_000}, Options{}, "Burst.N must be in 1..100000, got 100000000"},
-		{"huge VUs", ok, Closed{VUs: 100_000_000, Iterations: 1}, Options{}, "Closed.VUs must be at most 100000"},
-		{"huge stage target", ok, Closed{VUs: 1, Stages: []Stage{{Duration: time.Second, Target: 1e9}}}, Options{}, "stage 0: target must be at most 100000"},
+		{"huge VUs", ok, Closed{VUs: 100_000_000, Iterations: 1}, Options{}, "Closed.VUs must be in 1..100000, got 100000000"},
+		{"huge stage target", ok, RampingVUs{Start: 1, Stages: []Stage{{Duration: time.Second, Target: 1e9}}}, Options{}, "stage 0: target must be at most 100000"},
+		{"no stages", ok, RampingVUs{Start: 1}, Options{}, "RampingVUs.Stages: no stages"},
+		{"huge rate stage", ok, RampingRate{Stages: []Stage{{Duration: time.Second, Target: 1e12}}}, Options{}, "stage 0: target must be at most 1e+07"},
+		{"negative start rate", ok, RampingRate{Start: -1, Stages: []Stage{{Duration: time.Second, Target: 1}}}, Options{}, "RampingRate.Start must be"},
+		{"negative idle", ok, Idle{Duration: -1}, Options{}, "Idle.Duration must not be negative"},
 		{"huge MaxInFlight", ok, Open{Rate: 5, Duration: time.Second, MaxInFlight: 1 << 30}, Options{}, "MaxInFlight must be in 0..100000"},
 		{"negative sequential", ok, Sequential{N: -1}, Options{}, "Sequential.N must be positive"},
-		{"zero VUs", ok, Closed{Duration: time.Second}, Options{}, "VUs must be positive"},
-		{"negative VUs", ok, Closed{VUs: -3, Duration: time.Second}, Options{}, "VUs must be positive"},
+		{"zero VUs", ok, Closed{Duration: time.Second}, Options{}, "VUs must be in 1..100000, got 0"},
+		{"negative VUs", ok, Closed{VUs: -3, Duration: time.Second}, Options{}, "VUs must be in 1..100000, got -3"},
 		{"negative duration", ok, Closed{VUs: 1, Duration: -time.Second}, Options{}, "Duration must not be negative"},
 		{"unbounded closed", ok, Closed{VUs: 1}, Options{}, "needs a Duration"},
 		{"negative think", ok, Closed{VUs: 1, Duration: time.Second, Think: -1}, Options{}, "Think must not be negative"},
 		{"zero rate", ok, Open{Duration: time.Second}, Options{}, "Rate must be a positive"},
 		{"negative rate", ok, Open{Rate: -5, Duration: time.Second}, Options{}, "Rate must be a positive"},
 		{"open no duration", ok, Open{Rate: 5}, Options{}, "Duration must be positive"},
-		{"bad stage", ok, Open{Rate: 5, Stages: []Stage{{Duration: 0, Target: 1}}}, Options{}, "stage 0: duration"},
-		{"negative stage target", ok, Closed{VUs: 1, Stages: []Stage{{Duration: time.Second, Target: -1}}}, Options{}, "stage 0: target"},
+		{"bad stage", ok, RampingRate{Start: 5, Stages: []Stage{{Duration: 0, Target: 1}}}, Options{}, "stage 0: duration"},
+		{"negative stage target", ok, RampingVUs{Start: 1, Stages: []Stage{{Duration: time.Second, Target: -1}}}, Options{}, "stage 0: target"},
 		{"negative timeout", ok, Burst{N: 1}, Options{Timeout: -1}, "Timeout must not be negative"},
 		{"negative max requests", ok, Burst{N: 1}, Options{MaxRequests: -1}, "MaxRequests"},
 		{"tiny interval", ok, Burst{N: 1}, Options{Interval: time.Microsecond}, "Interval must be at least"},
@@ -99,9 +105,9 @@ func TestRefusedConnections(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nobody listens there now
-	for _, m := range []Model{Burst{N: 5}, Closed{VUs: 2, Duration: 200 * time.Millisecond}, Open{Rate: 50, Duration: 200 * time.Millisecond}} {
+	for i, m := range []Model{Burst{N: 5}, Closed{VUs: 2, Duration: 200 * time.Millisecond}, Closed{VUs: 2, Duration: 200 * time.Millisecond}, Open{Rate: 50, Duration: 200 * time.Millisecond}} {
 		start := time.Now()
-		res, err := Run(context.Background(), Target{URL: "http://" + addr + "/"}, m, Options{})
+		res, err := Run(context.Background(), Target{URL: "http://" + addr + "/"}, m, paths[i%2].on(Options{}))
 		if err == nil || !strings.Contains(err.Error(), "refused") || !strings.Contains(err.Error(), "requests to") {
 			t.Errorf("%v: err = %v; want 'all N requests ... failed ... refused'", m, err)
 		}
@@ -118,7 +124,7 @@ func TestRefusedConnections(t *testing.T) {
 // connection errors, the run ends on time, nothing hangs.
 func TestServerDiesMidRun(t *testing.T) {
 	t.Parallel()
-	for _, m := range []Model{Closed{VUs: 4, Duration: time.Second}, Open{Rate: 200, Duration: time.Second, MaxInFlight: 4}} {
+	for i, m := range []Model{Closed{VUs: 4, Duration: time.Second}, Closed{VUs: 4, Duration: time.Second}, Open{Rate: 200, Duration: time.Second, MaxInFlight: 4}} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			time.Sleep(time.Millisecond)
 			io.WriteString(w, "ok")
@@ -128,7 +134,7 @@ func TestServerDiesMidRun(t *testing.T) {
 			srv.Close()
 		})
 		start := time.Now()
-		res, err := Run(context.Background(), Target{URL: srv.URL}, m, Options{Timeout: time.Second})
+		res, err := Run(context.Background(), Target{URL: srv.URL}, m, paths[i%2].on(Options{Timeout: time.Second}))
 		if err != nil {
 			t.Fatalf("%v: %v (some requests succeeded, so no error is expected)", m, err)
 		}
@@ -144,7 +150,8 @@ func TestServerDiesMidRun(t *testing.T) {
 // A server that answers garbage: counted as "other" errors.
 func TestMalformedResponses(t *testing.T) {
 	t.Parallel()
-	for _, reply := range []string{"garbage\r\n\r\n", "HTTP/1.1 2x0 OK\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: -4\r\n\r\n", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"} {
+	for i, reply := range []string{"garbage\r\n\r\n", "HTTP/1.1 2x0 OK\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: -4\r\n\r\n", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+		"garbage\r\n\r\n", "HTTP/1.1 2x0 OK\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: -4\r\n\r\n", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"} {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
@@ -165,7 +172,7 @@ func TestMalformedResponses(t *testing.T) {
 				}()
 			}
 		}()
-		res, err := Run(context.Background(), Target{URL: "http://" + ln.Addr().String() + "/"}, Sequential{N: 2}, Options{Timeout: time.Second})
+		res, err := Run(context.Background(), Target{URL: "http://" + ln.Addr().String() + "/"}, Sequential{N: 2}, paths[i/4].on(Options{Timeout: time.Second}))
 		ln.Close()
 		if err == nil || res == nil || res.Outcomes(metrics.Other) != 2 || !strings.Contains(err.Error(), "malformed response") {
 			t.Errorf("reply %q: err=%v res=%v; want 2 'other' errors, malformed response", reply, err, res)

@@ -1,10 +1,9 @@
 package load
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"sync/atomic"
@@ -14,10 +13,34 @@ import (
 	"github.com/conclab/conclab/bench/metrics"
 )
 
-func parse(data string, head bool) (int, bool, int64, error) {
-	w := &conn{req: &request{head: head}, br: bufio.NewReaderSize(bytes.NewReader([]byte(data)), readBufSize)}
-	st, keep, err := w.readResponse()
-	return st, keep, w.n, err
+// parse reads one response from data, fed in pieces of at most step
+// bytes (0: whole), then the end of the connection.
+func parse(data string, head bool, step int) (status int, keep bool, n int64, err error) {
+	p := respParser{head: head}
+	p.reset()
+	b := []byte(data)
+	for len(b) > 0 {
+		k := len(b)
+		if step > 0 {
+			k = min(k, step)
+		}
+		used, done, err := p.feed(b[:k])
+		if err != nil {
+			return 0, false, p.n, err
+		}
+		if used > k || used < 0 {
+			return 0, false, p.n, fmt.Errorf("consumed %d of %d", used, k)
+		}
+		if done {
+			return p.status, p.keep && used == k && len(b) == k, p.n, nil
+		}
+		b = b[k:]
+	}
+	done, err := p.eof()
+	if !done {
+		return 0, false, p.n, err
+	}
+	return p.status, false, p.n, nil
 }
 
 func TestReadResponse(t *testing.T) {
@@ -54,7 +77,14 @@ func TestReadResponse(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			st, keep, n, err := parse(tc.in, tc.head)
+			st, keep, n, err := parse(tc.in, tc.head, 0)
+			// The same, fed a byte at a time and in pieces of 7.
+			for _, step := range []int{1, 7} {
+				st2, keep2, n2, err2 := parse(tc.in, tc.head, step)
+				if st2 != st || keep2 != keep || n2 != n || (err == nil) != (err2 == nil) {
+					t.Errorf("fed %d at a time: %d %v %d %v; whole: %d %v %d %v", step, st2, keep2, n2, err2, st, keep, n, err)
+				}
+			}
 			var pe *protoError
 			switch {
 			case tc.bad:
@@ -75,15 +105,22 @@ func TestReadResponse(t *testing.T) {
 }
 
 // FuzzReadResponse: any bytes from a server give a status or an error,
-// never a panic, and never a read count beyond the input.
+// never a panic, never a read count beyond the input, and the same answer
+// however the bytes are split into reads.
 func FuzzReadResponse(f *testing.F) {
 	f.Add("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", false)
 	f.Add("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", false)
 	f.Add("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n\r\n", true)
 	f.Fuzz(func(t *testing.T, in string, head bool) {
-		_, _, n, _ := parse(in, head)
+		st, keep, n, err := parse(in, head, 0)
 		if n > int64(len(in)) || n < 0 {
 			t.Fatalf("read %d of %d bytes", n, len(in))
+		}
+		for _, step := range []int{1, 3} {
+			st2, keep2, n2, err2 := parse(in, head, step)
+			if st2 != st || keep2 != keep || n2 != n || (err == nil) != (err2 == nil) {
+				t.Fatalf("fed %d at a time: %d %v %d %v; whole: %d %v %d %v", step, st2, keep2, n2, err2, st, keep, n, err)
+			}
 		}
 	})
 }
@@ -118,8 +155,11 @@ func TestOutOfStepConnection(t *testing.T) {
 			}()
 		}
 	}()
-	res, err := Run(context.Background(), Target{URL: "http://" + ln.Addr().String() + "/"}, Sequential{N: 3}, Options{Timeout: time.Second})
-	if err != nil || res.Outcomes(metrics.OK) != 3 || conns.Load() != 3 {
-		t.Errorf("err=%v ok=%d conns=%d; want 3 OK answers on 3 connections", err, res.Outcomes(metrics.OK), conns.Load())
+	for _, path := range paths {
+		conns.Store(0)
+		res, err := Run(context.Background(), Target{URL: "http://" + ln.Addr().String() + "/"}, Sequential{N: 3}, path.on(Options{Timeout: time.Second}))
+		if err != nil || res.Outcomes(metrics.OK) != 3 || conns.Load() != 3 {
+			t.Errorf("%s: err=%v ok=%d conns=%d; want 3 OK answers on 3 connections", path.name, err, res.Outcomes(metrics.OK), conns.Load())
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package load_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -83,72 +82,94 @@ func ExampleConstantPacer() {
 	// true
 }
 
-// Three agents each run one segment of the same model; their shares add
-// up to the whole with no rounding drift.
-func ExampleSegment() {
-	m := load.Closed{VUs: 7, Total: 1000}
-	var vus, requests int64
-	for i := 0; i < 3; i++ {
-		seg, err := load.NewSegment(i, 3) // conclab load --segment i/3
-		if err != nil {
-			panic(err)
-		}
-		fmt.Println(seg, "runs", seg.Scale(int64(m.VUs)), "VUs and", seg.Scale(int64(m.Total)), "requests")
-		vus += seg.Scale(int64(m.VUs))
-		requests += seg.Scale(int64(m.Total))
-	}
-	fmt.Println("together:", vus, "VUs,", requests, "requests")
-	// Output:
-	// 0/3 runs 2 VUs and 333 requests
-	// 1/3 runs 2 VUs and 333 requests
-	// 2/3 runs 3 VUs and 334 requests
-	// together: 7 VUs, 1000 requests
-}
-
-// ParseSegment reads conclab's i/N and k6's FROM:TO forms.
-func ExampleParseSegment() {
-	for _, s := range []string{"1/4", "1/3:2/3", "0:0.5"} {
-		seg, err := load.ParseSegment(s)
-		if err != nil {
-			panic(err)
-		}
-		fmt.Printf("%s is %.4f of the run\n", seg, seg.Fraction())
-	}
-	// Output:
-	// 1/4 is 0.2500 of the run
-	// 1/3 is 0.3333 of the run
-	// 0/2 is 0.5000 of the run
-}
-
-// Three agents, each running one segment of the same closed model from a
-// shared start and logging to an HdrHistogram interval log; merging the
-// logs gives the whole run.
-func ExampleOptions_segments() {
+// Ramping arrival rate (k6's ramping-arrival-rate): from 0 to 200
+// requests/s over 500 ms, then back to 0 over 500 ms: the integral of the
+// rate, 100 arrivals.
+func ExampleRampingRate() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
 
-	m := load.Closed{VUs: 7, Iterations: 10}
-	start := time.Now().Add(100 * time.Millisecond)
-	logs := make([]*bytes.Buffer, 3)
-	var wg sync.WaitGroup
-	for i := range logs {
-		logs[i] = &bytes.Buffer{}
-		seg, _ := load.NewSegment(i, len(logs))
-		wg.Add(1)
-		go func() { // on three machines, in real life
-			defer wg.Done()
-			if _, err := load.Run(context.Background(), load.Target{URL: srv.URL}, m,
-				load.Options{Segment: seg, StartAt: start, Hlog: logs[i]}); err != nil {
-				panic(err)
-			}
-		}()
-	}
-	wg.Wait()
-	all, err := metrics.MergeHlogs(logs[0], logs[1], logs[2])
+	stages, err := load.ParseStages("500ms:200", "500ms:0") // conclab load --rate 0 --stage 500ms:200 --stage 500ms:0
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(all.Labels["load"], "->", all.Count(), "requests,", all.Errors(), "errors")
+	m := load.RampingRate{Start: 0, Stages: stages}
+	res, err := load.Run(context.Background(), load.Target{URL: srv.URL}, m, load.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(m, "->", res.Count()+res.Dropped, "arrivals")
+	fmt.Println(res.Series().Has("target_rps"))
 	// Output:
-	// 7 VUs 10 iterations -> 70 requests, 0 errors
+	// open ramp 0/s→200/500ms→0/500ms -> 100 arrivals
+	// true
+}
+
+// Ramping VUs (k6's ramping-vus): up to 4 VUs, held, down to 0; the
+// series' vus column shows the level of each interval.
+func ExampleRampingVUs() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+
+	m := load.RampingVUs{Start: 0, Think: 10 * time.Millisecond, Stages: []load.Stage{
+		{Duration: 200 * time.Millisecond, Target: 4},
+		{Duration: 200 * time.Millisecond, Target: 4},
+		{Duration: 200 * time.Millisecond, Target: 0},
+	}}
+	res, err := load.Run(context.Background(), load.Target{URL: srv.URL}, m, load.Options{Interval: 100 * time.Millisecond})
+	if err != nil {
+		panic(err)
+	}
+	most := 0.0
+	for _, v := range res.Series().Floats("vus") {
+		most = max(most, v)
+	}
+	fmt.Println(m)
+	fmt.Println("most VUs in an interval:", most)
+	// Output:
+	// ramping VUs 0→4/200ms→4/200ms→0/200ms think 10ms
+	// most VUs in an interval: 4
+}
+
+// Thresholds pass or fail a run: against a server that takes 20 ms, p95
+// under a second passes, p95 under 5 ms fails.
+func ExampleOptions_thresholds() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(20 * time.Millisecond)
+	}))
+	defer srv.Close()
+
+	res, err := load.Run(context.Background(), load.Target{URL: srv.URL}, load.Closed{VUs: 4, Total: 40},
+		load.Options{Thresholds: []string{"p95<1s", "p95<5ms", "errors<1%"}})
+	if err != nil {
+		panic(err)
+	}
+	for _, tr := range res.Thresholds {
+		fmt.Println(tr.Threshold, "passed:", tr.Passed)
+	}
+	fmt.Println("run passed:", res.Passed(), "· failed in the summary:", res.Summary().Float("thresholds_failed", 0))
+	// Output:
+	// p95<1s passed: true
+	// p95<5ms passed: false
+	// errors<1% passed: true
+	// run passed: false · failed in the summary: 1
+}
+
+// OnInterval feeds a live view (a terminal panel, a notebook's live
+// chart): each series interval as it closes, with the run so far.
+func ExampleOptions_onInterval() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+
+	var seen int64
+	res, err := load.Run(context.Background(), load.Target{URL: srv.URL}, load.Open{Rate: 100, Duration: 500 * time.Millisecond},
+		load.Options{Interval: 100 * time.Millisecond, OnInterval: func(c *metrics.Cut) {
+			seen += c.Interval.N // c.Interval.Latency.P99, c.Interval.Gauge, c.Total ...
+		}})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(seen == res.Count(), res.Count()+res.Dropped)
+	// Output:
+	// true 50
 }

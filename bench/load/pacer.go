@@ -1,7 +1,6 @@
 package load
 
 import (
-	"fmt"
 	"math"
 	"math/rand"
 	"time"
@@ -15,18 +14,57 @@ import (
 //
 // The generator calls Pace from one goroutine with non-decreasing
 // arguments; the intended start of hit number hits is elapsed+wait, which
-// is what the latency of that request is measured from.
+// is what the latency of that request is measured from. Rate labels the
+// series' intervals and is called from another goroutine, concurrently
+// with Pace: it must be a function of elapsed only, safe for concurrent
+// use (every pacer here is).
 type Pacer interface {
 	Pace(elapsed time.Duration, hits int64) (wait time.Duration, stop bool)
 	Rate(elapsed time.Duration) float64
 }
 
+// A Planner is a Pacer that knows its plan: how long it runs and how many
+// hits it schedules in all (0: unknown). An Open model whose Pacer is a
+// Planner lasts Duration (so its rps is over the planned duration) and
+// checks the hits against Options.MaxRequests before it starts.
+type Planner interface {
+	Plan() (duration time.Duration, hits int64)
+}
+
 // Compile-time checks.
 var (
-	_ Pacer = ConstantPacer{}
-	_ Pacer = (*PoissonPacer)(nil)
-	_ Pacer = StagesPacer{}
+	_ Pacer   = ConstantPacer{}
+	_ Pacer   = (*PoissonPacer)(nil)
+	_ Pacer   = StagesPacer{}
+	_ Planner = ConstantPacer{}
+	_ Planner = (*PoissonPacer)(nil)
+	_ Planner = StagesPacer{}
 )
+
+// countHits is the number of hits p schedules before it stops: the least
+// n whose Pace says stop (Pace's stop depends on hits only, and once it
+// stops it stays stopped). It takes O(log n) calls to Pace; a pacer that
+// has not stopped by 2⁶² hits counts as 0 (unknown).
+func countHits(p Pacer) int64 {
+	stop := func(n int64) bool { _, s := p.Pace(0, n); return s }
+	hi := int64(1)
+	for !stop(hi) {
+		if hi > 1<<61 {
+			return 0
+		}
+		hi *= 2
+	}
+	lo := int64(0) // stop(hi) holds; find the least such n in [lo, hi]
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if stop(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
 
 // ConstantPacer sends PerSecond hits per second, evenly spaced, hit n due
 // at n/PerSecond. A zero Duration never stops (the run's own bounds stop it).
@@ -51,6 +89,15 @@ func (p ConstantPacer) Pace(elapsed time.Duration, hits int64) (time.Duration, b
 
 // Rate implements Pacer.
 func (p ConstantPacer) Rate(time.Duration) float64 { return p.PerSecond }
+
+// Plan implements Planner: hits n/PerSecond before Duration (0 hits
+// planned, unknown, without a Duration).
+func (p ConstantPacer) Plan() (time.Duration, int64) {
+	if p.Duration <= 0 {
+		return 0, 0
+	}
+	return p.Duration, countHits(p)
+}
 
 // PoissonPacer sends at an average rate with exponentially distributed
 // gaps (a Poisson process), as independent users would arrive. It keeps
@@ -93,46 +140,9 @@ func (p *PoissonPacer) Pace(elapsed time.Duration, hits int64) (time.Duration, b
 // Rate implements Pacer: the mean rate.
 func (p *PoissonPacer) Rate(time.Duration) float64 { return p.rate }
 
-// Stage is one step of a ramp: over Duration the level moves linearly
-// from the previous stage's Target (or the model's start level) to Target.
-// For closed models Target is a number of VUs, for open models a rate.
-type Stage struct {
-	Duration time.Duration
-	Target   float64
-}
-
-func validateStages(stages []Stage) error {
-	for i, s := range stages {
-		if s.Duration <= 0 {
-			return fmt.Errorf("stage %d: duration must be positive, got %v", i, s.Duration)
-		}
-		if s.Target < 0 || math.IsNaN(s.Target) || math.IsInf(s.Target, 0) {
-			return fmt.Errorf("stage %d: target must be a finite number ≥ 0, got %v", i, s.Target)
-		}
-	}
-	return nil
-}
-
-func stagesDuration(stages []Stage) time.Duration {
-	var d time.Duration
-	for _, s := range stages {
-		d += s.Duration
-	}
-	return d
-}
-
-// levelAt interpolates the stages' level at elapsed; done is true past the end.
-func levelAt(start float64, stages []Stage, elapsed time.Duration) (level float64, done bool) {
-	from := start
-	for _, s := range stages {
-		if elapsed < s.Duration {
-			return from + (s.Target-from)*float64(elapsed)/float64(s.Duration), false
-		}
-		elapsed -= s.Duration
-		from = s.Target
-	}
-	return from, true
-}
+// Plan implements Planner: the duration; the number of hits is a draw, so
+// it is not planned (0).
+func (p *PoissonPacer) Plan() (time.Duration, int64) { return p.duration, 0 }
 
 // StagesPacer ramps the rate linearly through Stages, starting at Start
 // hits/s (k6's ramping-arrival-rate). Hit n is due when the integral of
@@ -172,4 +182,9 @@ func (p StagesPacer) Pace(elapsed time.Duration, hits int64) (time.Duration, boo
 func (p StagesPacer) Rate(elapsed time.Duration) float64 {
 	r, _ := levelAt(p.Start, p.Stages, elapsed)
 	return r
+}
+
+// Plan implements Planner: the stages' total and the hits due before it.
+func (p StagesPacer) Plan() (time.Duration, int64) {
+	return stagesDuration(p.Stages), countHits(p)
 }

@@ -21,8 +21,8 @@ import (
 // Target is what every request of a run sends. The zero Method is GET, or
 // POST when a Body or Files are given.
 type Target struct {
-	// URL is an absolute http:// URL. https is not supported: lab targets
-	// are plain HTTP on loopback.
+	// URL is an absolute http:// or https:// URL (Options.TLS configures
+	// the latter).
 	URL    string
 	Method string
 	// Header adds request headers (Host, Content-Length and Connection are
@@ -49,34 +49,46 @@ type File struct {
 // methods a request line may carry.
 var validMethods = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "OPTIONS": true}
 
-// buildRequest validates t and serialises it once.
-func buildRequest(ctx context.Context, t Target, o *Options) (*request, *url.URL, error) {
+// prepared is a validated target: what every request sends, ready for
+// either transport.
+type prepared struct {
+	url     *url.URL
+	method  string
+	header  http.Header // the caller's, canonical, plus Content-Type
+	body    []byte
+	addr    string // host:port to dial
+	tls     bool   // https
+	head    bool   // HEAD: responses have no body
+	timeout time.Duration
+}
+
+// prepare validates t against o (loopback unless AllowRemote) and builds
+// the request once.
+func (t Target) prepare(ctx context.Context, o *Options) (*prepared, error) {
 	if t.URL == "" {
-		return nil, nil, fmt.Errorf("load: target URL is empty")
+		return nil, fmt.Errorf("load: target URL is empty")
 	}
 	u, err := url.Parse(t.URL)
 	if err != nil {
-		return nil, nil, fmt.Errorf("load: malformed target URL %q: %w", t.URL, err)
+		return nil, fmt.Errorf("load: malformed target URL %q: %w", t.URL, err)
 	}
 	switch {
-	case u.Scheme == "https":
-		return nil, nil, fmt.Errorf("load: target URL %q: https is not supported (lab targets are plain http on loopback)", t.URL)
-	case u.Scheme != "http":
-		return nil, nil, fmt.Errorf("load: malformed target URL %q: want http://host[:port]/path", t.URL)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("load: malformed target URL %q: want http://host[:port]/path or https://...", t.URL)
 	case u.Host == "" || u.Hostname() == "":
-		return nil, nil, fmt.Errorf("load: malformed target URL %q: no host", t.URL)
+		return nil, fmt.Errorf("load: malformed target URL %q: no host", t.URL)
 	case u.User != nil:
-		return nil, nil, fmt.Errorf("load: target URL %q: user info is not supported", t.URL)
+		return nil, fmt.Errorf("load: target URL %q: user info is not supported", t.URL)
 	}
 	port := u.Port()
 	if port == "" {
-		port = "80"
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
 	}
 	if pn, err := strconv.Atoi(port); err != nil || pn < 1 || pn > 65535 {
-		return nil, nil, fmt.Errorf("load: malformed target URL %q: port %s is not in 1..65535", t.URL, port)
+		return nil, fmt.Errorf("load: malformed target URL %q: port %s is not in 1..65535", t.URL, port)
 	}
 	if err := checkLoopback(ctx, u.Hostname(), o.AllowRemote); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	method := strings.ToUpper(t.Method)
 	if method == "" {
@@ -86,56 +98,59 @@ func buildRequest(ctx context.Context, t Target, o *Options) (*request, *url.URL
 		}
 	}
 	if !validMethods[method] {
-		return nil, nil, fmt.Errorf("load: unsupported method %q", t.Method)
+		return nil, fmt.Errorf("load: unsupported method %q", t.Method)
 	}
 	body, ctype, err := t.body()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	path := u.RequestURI()
+	h := http.Header{}
+	for k, vs := range t.Header {
+		ck := textproto.CanonicalMIMEHeaderKey(k)
+		switch ck {
+		case "Host", "Content-Length", "Connection", "Transfer-Encoding":
+			return nil, fmt.Errorf("load: header %q is set by the generator", k)
+		}
+		if ck == "Content-Type" && ctype != "" {
+			return nil, fmt.Errorf("load: header Content-Type conflicts with the multipart body")
+		}
+		for _, v := range vs {
+			if strings.ContainsAny(k+v, "\r\n") {
+				return nil, fmt.Errorf("load: header %q contains a line break", k)
+			}
+			h.Add(ck, v)
+		}
+	}
+	if ctype != "" {
+		h.Set("Content-Type", ctype)
+	}
+	return &prepared{url: u, method: method, header: h, body: body, addr: net.JoinHostPort(u.Hostname(), port),
+		tls: u.Scheme == "https", head: method == "HEAD", timeout: o.Timeout}, nil
+}
+
+// raw serialises the request as HTTP/1.1 bytes: head, then body.
+func (p *prepared) raw(closeConn bool) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: conclab-load\r\n", method, path, u.Host)
-	keys := make([]string, 0, len(t.Header))
-	for k := range t.Header {
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: conclab-load\r\n", p.method, p.url.RequestURI(), p.url.Host)
+	keys := make([]string, 0, len(p.header))
+	for k := range p.header {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		ck := textproto.CanonicalMIMEHeaderKey(k)
-		switch ck {
-		case "Host", "Content-Length", "Connection", "Transfer-Encoding":
-			return nil, nil, fmt.Errorf("load: header %q is set by the generator", k)
-		}
-		if ck == "Content-Type" && ctype != "" {
-			return nil, nil, fmt.Errorf("load: header Content-Type conflicts with the multipart body")
-		}
-		for _, v := range t.Header[k] {
-			if strings.ContainsAny(k+v, "\r\n") {
-				return nil, nil, fmt.Errorf("load: header %q contains a line break", k)
-			}
-			fmt.Fprintf(&b, "%s: %s\r\n", ck, v)
+		for _, v := range p.header[k] {
+			fmt.Fprintf(&b, "%s: %s\r\n", k, v)
 		}
 	}
-	if ctype != "" {
-		fmt.Fprintf(&b, "Content-Type: %s\r\n", ctype)
+	if len(p.body) > 0 || p.method == "POST" || p.method == "PUT" || p.method == "PATCH" {
+		fmt.Fprintf(&b, "Content-Length: %d\r\n", len(p.body))
 	}
-	if len(body) > 0 || method == "POST" || method == "PUT" || method == "PATCH" {
-		fmt.Fprintf(&b, "Content-Length: %d\r\n", len(body))
-	}
-	if o.NewConnPerRequest {
+	if closeConn {
 		b.WriteString("Connection: close\r\n")
 	}
 	b.WriteString("\r\n")
-	b.Write(body)
-	return &request{
-		raw:       b.Bytes(),
-		bodyLen:   len(body),
-		addr:      net.JoinHostPort(u.Hostname(), port),
-		head:      method == "HEAD",
-		closeConn: o.NewConnPerRequest,
-		timeout:   o.Timeout,
-		phases:    o.PhaseTimings,
-	}, u, nil
+	b.Write(p.body)
+	return b.Bytes()
 }
 
 // body returns the request body and its multipart content type, if any.

@@ -1,7 +1,6 @@
 package metrics_test
 
 import (
-	"bytes"
 	"fmt"
 	"time"
 
@@ -58,32 +57,29 @@ func ExampleSummaries() {
 	// sync        100  100      40
 }
 
-// Two agents log their runs as HdrHistogram interval logs; merging the
-// logs gives the summary of both together: counts added exactly,
-// percentiles from the merged histogram.
-func ExampleMergeHlogs() {
+// Thresholds pass or fail a result, as k6's do in CI: a percentile, an
+// error rate, a throughput.
+func ExampleResult_CheckThresholds() {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	agent := func(latency time.Duration, segment string) *bytes.Buffer {
-		var log bytes.Buffer
-		hw := metrics.NewHlogWriter(&log, metrics.HlogHeader{Segment: segment, Whole: "2 agents"})
-		rec, _ := metrics.NewRecorder(start, metrics.Options{Hlog: hw})
-		for i := 0; i < 100; i++ {
-			rec.Record(i, &metrics.Sample{Outcome: metrics.OK, Latency: latency})
-		}
-		res := rec.Finish(start.Add(time.Second), 1, nil)
-		if err := hw.End(res); err != nil {
-			panic(err)
-		}
-		return &log
+	rec, _ := metrics.NewRecorder(start, metrics.Options{})
+	for i := 1; i <= 99; i++ {
+		rec.Record(i, &metrics.Sample{Outcome: metrics.OK, Latency: time.Duration(i) * time.Millisecond})
 	}
-	res, err := metrics.MergeHlogs(agent(10*time.Millisecond, "0/2"), agent(30*time.Millisecond, "1/2"))
+	rec.Record(0, &metrics.Sample{Outcome: metrics.Status5xx, Latency: time.Millisecond})
+	res := rec.Finish(start.Add(time.Second), 0, nil)
+
+	ts, err := metrics.ParseThresholds("p95<200ms", "p(99)<50", "errors<1%", "rps>=100")
 	if err != nil {
 		panic(err)
 	}
-	sum, _ := res.Summary().Select("load", "count", "rps", "avg_ms", "p99_ms")
-	fmt.Print(sum)
+	for _, tr := range res.CheckThresholds(ts...) {
+		fmt.Println(tr.Threshold, tr.Passed, tr.Measured())
+	}
+	fmt.Println("passed:", res.Passed())
 	// Output:
-	// summary
-	// load      count  rps  avg_ms  p99_ms
-	// 2 agents    200  200      20      30
+	// p95<200ms true p(95)=94.04ms
+	// p(99)<50 false p(99)=98.04ms
+	// errors<1% false errors=1.00%
+	// rps>=100 true rps=100.0
+	// passed: false
 }

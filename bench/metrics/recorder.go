@@ -57,14 +57,15 @@ const (
 	Conn
 	Other
 	Interrupted
-	numOutcomes
+	// NumOutcomes is the number of outcomes (the length of Counts.Outcomes).
+	NumOutcomes
 )
 
-var outcomeNames = [numOutcomes]string{"ok", "4xx", "5xx", "timeout", "conn", "other", "interrupted"}
+var outcomeNames = [NumOutcomes]string{"ok", "4xx", "5xx", "timeout", "conn", "other", "interrupted"}
 
 // String returns the outcome's short name, used in column names (errors_4xx).
 func (o Outcome) String() string {
-	if o < 0 || o >= numOutcomes {
+	if o < 0 || o >= NumOutcomes {
 		return fmt.Sprintf("Outcome(%d)", int(o))
 	}
 	return outcomeNames[o]
@@ -116,62 +117,81 @@ type Options struct {
 	SignificantFigures int
 	// MaxIntervals bounds the series; 0 means DefaultMaxIntervals.
 	MaxIntervals int
-	// Hlog, when set, gets the run as an HdrHistogram interval log: the
-	// header when the Recorder is created, each interval when it is cut
-	// (see HlogWriter).
-	Hlog *HlogWriter
+	// OnCut, when set, is called each time an interval closes (Cut, and
+	// Finish's last cut) with the interval, its histograms and the run so
+	// far; see Cut. It runs while the Recorder is locked for cutting (Record
+	// goes on meanwhile), so it must be quick and must not call the
+	// Recorder's Cut or Finish.
+	OnCut func(*Cut)
 }
 
-// hists is a set of histograms sharing one configuration.
-type hists struct {
-	lat, unc         *hdrhistogram.Histogram
-	conn, wait, read *hdrhistogram.Histogram
+// Histograms are the HDR histograms of one interval or of a whole run: the
+// latency (from the intended start), the uncorrected latency (from the
+// send; with Options.Uncorrected) and the phase timings (with
+// Options.Phases). Values are nanoseconds. A nil field is not kept.
+type Histograms struct {
+	Latency, Uncorrected *hdrhistogram.Histogram
+	Connect, Wait, Read  *hdrhistogram.Histogram
 }
 
-// counters are the exact numbers kept beside the histograms.
-type counters struct {
-	n        int64 // samples (all outcomes except Interrupted)
-	outcomes [numOutcomes]int64
-	late     int64
-	bytesIn  int64
-	bytesOut int64
-	sum      int64 // exact latency sum (ns) of samples with latency
-	uncSum   int64
-	min, max int64 // exact, ns; min < 0 means unset
-	clamped  int64
+// Counts are the exact numbers kept beside the histograms: requests by
+// outcome, late sends, bytes, and the latency sum, minimum and maximum
+// of the requests with a latency (Min < 0 when there is none).
+type Counts struct {
+	N        int64 // samples (every outcome but Interrupted)
+	Outcomes [NumOutcomes]int64
+	Late     int64
+	BytesIn  int64
+	BytesOut int64
+	Sum      int64 // exact latency sum (ns) of samples with latency
+	UncSum   int64 // the same of the uncorrected latencies
+	Min, Max int64 // exact, ns; Min < 0 means unset
+	Clamped  int64 // latencies above the histograms' range
 }
 
-func (c *counters) reset() { *c = counters{min: -1} }
+// Errors is the number of errors counted.
+func (c Counts) Errors() int64 {
+	var e int64
+	for o := Outcome(0); o < NumOutcomes; o++ {
+		if o.IsError() {
+			e += c.Outcomes[o]
+		}
+	}
+	return e
+}
 
-func (c *counters) add(o *counters) {
-	c.n += o.n
-	for i := range c.outcomes {
-		c.outcomes[i] += o.outcomes[i]
+func (c *Counts) reset() { *c = Counts{Min: -1} }
+
+// Add adds o to c: sums, the smaller minimum, the larger maximum.
+func (c *Counts) Add(o *Counts) {
+	c.N += o.N
+	for i := range c.Outcomes {
+		c.Outcomes[i] += o.Outcomes[i]
 	}
-	c.late += o.late
-	c.bytesIn += o.bytesIn
-	c.bytesOut += o.bytesOut
-	c.sum += o.sum
-	c.uncSum += o.uncSum
-	if o.min >= 0 && (c.min < 0 || o.min < c.min) {
-		c.min = o.min
+	c.Late += o.Late
+	c.BytesIn += o.BytesIn
+	c.BytesOut += o.BytesOut
+	c.Sum += o.Sum
+	c.UncSum += o.UncSum
+	if o.Min >= 0 && (c.Min < 0 || o.Min < c.Min) {
+		c.Min = o.Min
 	}
-	if o.max > c.max {
-		c.max = o.max
+	if o.Max > c.Max {
+		c.Max = o.Max
 	}
-	c.clamped += o.clamped
+	c.Clamped += o.Clamped
 }
 
 type shard struct {
 	mu sync.Mutex
-	h  hists
-	c  counters
+	h  Histograms
+	c  Counts
 	_  [64]byte // keep shards' locks on separate cache lines
 }
 
 // Recorder aggregates Samples into interval and total histograms. Record
-// is safe for concurrent use; Cut and Finish must be called from one
-// goroutine at a time (they may run concurrently with Record).
+// and Add are safe for concurrent use; Cut and Finish must be called from
+// one goroutine at a time (they may run concurrently with Record).
 type Recorder struct {
 	opts    Options
 	highest int64
@@ -180,9 +200,9 @@ type Recorder struct {
 	last    time.Time
 
 	mu        sync.Mutex // guards the fields below and errSample
-	interval  hists      // scratch: the interval being closed
-	total     hists
-	totalC    counters
+	interval  Histograms // scratch: the interval being closed
+	total     Histograms
+	totalC    Counts
 	intervals []Interval
 	errs      []string
 	errSeen   map[string]bool
@@ -228,9 +248,6 @@ func NewRecorder(start time.Time, o Options) (*Recorder, error) {
 	r.interval = r.newHists()
 	r.total = r.newHists()
 	r.totalC.reset()
-	if o.Hlog != nil {
-		o.Hlog.begin(start, o)
-	}
 	return r, nil
 }
 
@@ -238,13 +255,13 @@ func (r *Recorder) newHist() *hdrhistogram.Histogram {
 	return hdrhistogram.New(1, r.highest, r.opts.SignificantFigures)
 }
 
-func (r *Recorder) newHists() hists {
-	h := hists{lat: r.newHist()}
+func (r *Recorder) newHists() Histograms {
+	h := Histograms{Latency: r.newHist()}
 	if r.opts.Uncorrected {
-		h.unc = r.newHist()
+		h.Uncorrected = r.newHist()
 	}
 	if r.opts.Phases {
-		h.conn, h.wait, h.read = r.newHist(), r.newHist(), r.newHist()
+		h.Connect, h.Wait, h.Read = r.newHist(), r.newHist(), r.newHist()
 	}
 	return h
 }
@@ -272,50 +289,76 @@ func (r *Recorder) Record(shardIdx int, s *Sample) {
 	sh := r.shards[uint(shardIdx)%uint(len(r.shards))]
 	sh.mu.Lock()
 	c := &sh.c
-	if s.Outcome >= 0 && s.Outcome < numOutcomes {
-		c.outcomes[s.Outcome]++
+	if s.Outcome >= 0 && s.Outcome < NumOutcomes {
+		c.Outcomes[s.Outcome]++
 	} else {
-		c.outcomes[Other]++
+		c.Outcomes[Other]++
 	}
 	if s.Outcome != Interrupted {
-		c.n++
+		c.N++
 	}
 	if s.Late && s.Outcome != Interrupted {
-		c.late++ // late is a share of the counted sends
+		c.Late++ // late is a share of the counted sends
 	}
-	c.bytesIn += s.BytesIn
-	c.bytesOut += s.BytesOut
+	c.BytesIn += s.BytesIn
+	c.BytesOut += s.BytesOut
 	if s.Outcome.HasLatency() {
 		v, cl := r.clamp(s.Latency)
 		if cl {
-			c.clamped++
+			c.Clamped++
 		}
-		_ = sh.h.lat.RecordValue(v)
-		c.sum += int64(s.Latency)
-		if c.min < 0 || int64(s.Latency) < c.min {
-			c.min = int64(s.Latency)
+		_ = sh.h.Latency.RecordValue(v)
+		c.Sum += int64(s.Latency)
+		if c.Min < 0 || int64(s.Latency) < c.Min {
+			c.Min = int64(s.Latency)
 		}
-		if int64(s.Latency) > c.max {
-			c.max = int64(s.Latency)
+		if int64(s.Latency) > c.Max {
+			c.Max = int64(s.Latency)
 		}
-		if sh.h.unc != nil {
+		if sh.h.Uncorrected != nil {
 			u, _ := r.clamp(s.Uncorrected)
-			_ = sh.h.unc.RecordValue(u)
-			c.uncSum += int64(s.Uncorrected)
+			_ = sh.h.Uncorrected.RecordValue(u)
+			c.UncSum += int64(s.Uncorrected)
 		}
-		if sh.h.conn != nil {
+		if sh.h.Connect != nil {
 			v, _ := r.clamp(s.Connect)
-			_ = sh.h.conn.RecordValue(v)
+			_ = sh.h.Connect.RecordValue(v)
 			v, _ = r.clamp(s.Wait)
-			_ = sh.h.wait.RecordValue(v)
+			_ = sh.h.Wait.RecordValue(v)
 			v, _ = r.clamp(s.Read)
-			_ = sh.h.read.RecordValue(v)
+			_ = sh.h.Read.RecordValue(v)
 		}
 	}
 	sh.mu.Unlock()
 	if s.Err != nil && s.Outcome != Interrupted {
 		r.noteErr(s.Err.Error())
 	}
+}
+
+// Add adds an interval's worth of already aggregated requests — their
+// counts and histograms, e.g. read back from a log — to the interval
+// being recorded, as if each had been Recorded. Histograms the Recorder
+// does not keep are ignored; those it keeps and h lacks add nothing. It
+// is an error when a histogram holds values beyond the Recorder's range:
+// they are lost, and the Recorder should be discarded.
+func (r *Recorder) Add(c Counts, h Histograms) error {
+	sh := r.shards[0]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	sh.c.Add(&c)
+	for _, p := range []struct {
+		name     string
+		dst, src *hdrhistogram.Histogram
+	}{{"latency", sh.h.Latency, h.Latency}, {"uncorrected", sh.h.Uncorrected, h.Uncorrected},
+		{"connect", sh.h.Connect, h.Connect}, {"wait", sh.h.Wait, h.Wait}, {"read", sh.h.Read, h.Read}} {
+		if p.dst == nil || p.src == nil {
+			continue
+		}
+		if dropped := p.dst.Merge(p.src); dropped > 0 {
+			return fmt.Errorf("metrics: %d %s values beyond the recorder's range (%v)", dropped, p.name, time.Duration(p.dst.HighestTrackableValue()))
+		}
+	}
+	return nil
 }
 
 func (r *Recorder) noteErr(msg string) {
@@ -328,20 +371,20 @@ func (r *Recorder) noteErr(msg string) {
 	r.errs = append(r.errs, msg)
 }
 
-func mergeInto(dst, src hists) {
-	dst.lat.Merge(src.lat)
-	if dst.unc != nil {
-		dst.unc.Merge(src.unc)
+func mergeInto(dst, src Histograms) {
+	dst.Latency.Merge(src.Latency)
+	if dst.Uncorrected != nil {
+		dst.Uncorrected.Merge(src.Uncorrected)
 	}
-	if dst.conn != nil {
-		dst.conn.Merge(src.conn)
-		dst.wait.Merge(src.wait)
-		dst.read.Merge(src.read)
+	if dst.Connect != nil {
+		dst.Connect.Merge(src.Connect)
+		dst.Wait.Merge(src.Wait)
+		dst.Read.Merge(src.Read)
 	}
 }
 
-func (h hists) reset() {
-	for _, x := range []*hdrhistogram.Histogram{h.lat, h.unc, h.conn, h.wait, h.read} {
+func (h Histograms) reset() {
+	for _, x := range []*hdrhistogram.Histogram{h.Latency, h.Uncorrected, h.Connect, h.Wait, h.Read} {
 		if x != nil {
 			x.Reset()
 		}
@@ -362,6 +405,32 @@ func (r *Recorder) Cut(now time.Time, gauge float64) {
 	r.cutLocked(now, gauge, false)
 }
 
+// Cut is what Options.OnCut receives when an interval closes. It is valid
+// only during the call: the histograms are reused afterwards.
+type Cut struct {
+	// Start is the Recorder's start; the interval's Start is from it.
+	Start time.Time
+	// Interval is the row just added to the series.
+	Interval *Interval
+	// Histograms are the interval's.
+	Histograms Histograms
+	// Total counts the run so far, this interval included.
+	Total Counts
+	// Final is set on Finish's last cut.
+	Final bool
+
+	total *hdrhistogram.Histogram // the run so far's latencies
+}
+
+// TotalPercentile is the latency at percentile p (0–100) of the run so
+// far, within the exact minimum and maximum; 0 when there is none.
+func (c *Cut) TotalPercentile(p float64) time.Duration {
+	if c.total == nil || c.total.TotalCount() == 0 {
+		return 0
+	}
+	return min(max(time.Duration(c.total.ValueAtQuantile(p)), time.Duration(c.Total.Min)), time.Duration(c.Total.Max))
+}
+
 // cutLocked closes the interval ending at now. On the final cut an empty
 // tail shorter than half the previous interval is folded into that
 // interval rather than becoming a row of its own (a run's last requests
@@ -372,38 +441,39 @@ func (r *Recorder) cutLocked(now time.Time, gauge float64, final bool) {
 		return
 	}
 	r.interval.reset()
-	var c counters
+	var c Counts
 	c.reset()
 	for _, sh := range r.shards {
 		sh.mu.Lock()
 		mergeInto(r.interval, sh.h)
 		sh.h.reset()
-		c.add(&sh.c)
+		c.Add(&sh.c)
 		sh.c.reset()
 		sh.mu.Unlock()
 	}
-	if n := len(r.intervals); final && n > 0 && c.n == 0 && c.outcomes[Interrupted] == 0 && now.Sub(r.last) < r.intervals[n-1].Length/2 {
+	if n := len(r.intervals); final && n > 0 && c.N == 0 && c.Outcomes[Interrupted] == 0 && now.Sub(r.last) < r.intervals[n-1].Length/2 {
 		r.intervals[n-1].Length += now.Sub(r.last)
 		r.last = now
 		return
 	}
 	row := Interval{
-		Start:    r.last.Sub(r.start),
-		Length:   now.Sub(r.last),
-		Gauge:    gauge,
-		counters: c,
+		Start:  r.last.Sub(r.start),
+		Length: now.Sub(r.last),
+		Gauge:  gauge,
+		Counts: c,
 	}
-	row.Latency = statsOf(r.interval.lat, &c, false)
-	if r.interval.unc != nil {
-		row.Uncorrected = statsOf(r.interval.unc, &c, true)
+	row.Latency = statsOf(r.interval.Latency, &c, false)
+	if r.interval.Uncorrected != nil {
+		row.Uncorrected = statsOf(r.interval.Uncorrected, &c, true)
 	}
 	r.intervals = append(r.intervals, row)
-	if r.opts.Hlog != nil {
-		r.opts.Hlog.interval(&r.intervals[len(r.intervals)-1], r.interval)
-	}
 	mergeInto(r.total, r.interval)
-	r.totalC.add(&c)
+	r.totalC.Add(&c)
 	r.last = now
+	if r.opts.OnCut != nil {
+		r.opts.OnCut(&Cut{Start: r.start, Interval: &r.intervals[len(r.intervals)-1], Histograms: r.interval,
+			Total: r.totalC, Final: final, total: r.total.Latency})
+	}
 }
 
 // Interval is one row of the series.
@@ -413,24 +483,12 @@ type Interval struct {
 	Gauge  float64
 	// Latency and Uncorrected summarise the samples completed in the interval.
 	Latency, Uncorrected Stats
-	counters
+	// Counts are the interval's exact counts.
+	Counts
 }
 
 // Count is the number of samples completed in the interval.
-func (iv Interval) Count() int64 { return iv.n }
-
-// Errors is the number of errors in the interval.
-func (iv Interval) Errors() int64 { return errorsOf(&iv.counters) }
-
-func errorsOf(c *counters) int64 {
-	var e int64
-	for o := Outcome(0); o < numOutcomes; o++ {
-		if o.IsError() {
-			e += c.outcomes[o]
-		}
-	}
-	return e
-}
+func (iv Interval) Count() int64 { return iv.N }
 
 // Stats are latency statistics. Min, Max and Avg are exact; the
 // percentiles come from the HDR histogram (within its precision).
@@ -440,7 +498,7 @@ type Stats struct {
 	hist                                    *hdrhistogram.Histogram
 }
 
-func statsOf(h *hdrhistogram.Histogram, c *counters, unc bool) Stats {
+func statsOf(h *hdrhistogram.Histogram, c *Counts, unc bool) Stats {
 	s := Stats{Count: h.TotalCount()}
 	if s.Count == 0 {
 		return s
@@ -448,11 +506,11 @@ func statsOf(h *hdrhistogram.Histogram, c *counters, unc bool) Stats {
 	if unc {
 		s.Min = time.Duration(h.Min())
 		s.Max = time.Duration(h.Max())
-		s.Avg = time.Duration(c.uncSum / s.Count)
+		s.Avg = time.Duration(c.UncSum / s.Count)
 	} else {
-		s.Min = time.Duration(c.min)
-		s.Max = time.Duration(c.max)
-		s.Avg = time.Duration(c.sum / s.Count)
+		s.Min = time.Duration(c.Min)
+		s.Max = time.Duration(c.Max)
+		s.Avg = time.Duration(c.Sum / s.Count)
 	}
 	s.Med = time.Duration(h.ValueAtQuantile(50))
 	s.P90 = time.Duration(h.ValueAtQuantile(90))
@@ -491,17 +549,17 @@ func (r *Recorder) Finish(now time.Time, gauge float64, labels map[string]string
 	for k, v := range labels {
 		res.Labels[k] = v
 	}
-	res.Latency = statsOf(r.total.lat, &r.totalC, false)
-	res.Latency.hist = r.total.lat
-	if r.total.unc != nil {
-		res.Uncorrected = statsOf(r.total.unc, &r.totalC, true)
-		res.Uncorrected.hist = r.total.unc
+	res.Latency = statsOf(r.total.Latency, &r.totalC, false)
+	res.Latency.hist = r.total.Latency
+	if r.total.Uncorrected != nil {
+		res.Uncorrected = statsOf(r.total.Uncorrected, &r.totalC, true)
+		res.Uncorrected.hist = r.total.Uncorrected
 	}
 	if r.capped {
 		res.Warn(fmt.Sprintf("the series reached MaxIntervals=%d: its last interval runs to the end", r.opts.MaxIntervals))
 	}
-	if r.totalC.clamped > 0 {
-		res.Warn(fmt.Sprintf("%d latencies above %v were recorded as %v", r.totalC.clamped, time.Duration(r.highest), time.Duration(r.highest)))
+	if r.totalC.Clamped > 0 {
+		res.Warn(fmt.Sprintf("%d latencies above %v were recorded as %v", r.totalC.Clamped, time.Duration(r.highest), time.Duration(r.highest)))
 	}
 	return res
 }

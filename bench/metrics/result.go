@@ -50,59 +50,67 @@ type Result struct {
 	Warnings []string
 	// ErrorSamples holds a few distinct error messages, first seen first.
 	ErrorSamples []string
+	// Protocol is the HTTP protocol the requests used ("HTTP/1.1", "h2",
+	// "h2c"); Connections is how many connections were opened, Streams
+	// how many HTTP/2 streams (requests sent over them; 0 for HTTP/1.1).
+	Protocol             string
+	Connections, Streams int64
+	// Thresholds are the outcomes of the thresholds checked
+	// (CheckThresholds), in their order.
+	Thresholds []ThresholdResult
 
-	c     counters
-	total hists
+	c     Counts
+	total Histograms
 }
 
 // Warn appends a warning.
 func (r *Result) Warn(msg string) { r.Warnings = append(r.Warnings, msg) }
 
 // Count is the number of requests completed (any outcome but interrupted).
-func (r *Result) Count() int64 { return r.c.n }
+func (r *Result) Count() int64 { return r.c.N }
 
 // Errors is the number of failed requests (4xx, 5xx, timeouts, connection
 // and other errors).
-func (r *Result) Errors() int64 { return errorsOf(&r.c) }
+func (r *Result) Errors() int64 { return r.c.Errors() }
 
 // Outcomes returns how many requests ended with outcome o.
 func (r *Result) Outcomes(o Outcome) int64 {
-	if o < 0 || o >= numOutcomes {
+	if o < 0 || o >= NumOutcomes {
 		return 0
 	}
-	return r.c.outcomes[o]
+	return r.c.Outcomes[o]
 }
 
 // Late is the number of sends that started later than intended.
-func (r *Result) Late() int64 { return r.c.late }
+func (r *Result) Late() int64 { return r.c.Late }
 
 // BytesIn and BytesOut are the bytes received and sent.
-func (r *Result) BytesIn() int64  { return r.c.bytesIn }
-func (r *Result) BytesOut() int64 { return r.c.bytesOut }
+func (r *Result) BytesIn() int64  { return r.c.BytesIn }
+func (r *Result) BytesOut() int64 { return r.c.BytesOut }
 
 // RPS is completed requests per second of elapsed time.
 func (r *Result) RPS() float64 {
 	if r.Elapsed <= 0 {
 		return 0
 	}
-	return float64(r.c.n) / r.Elapsed.Seconds()
+	return float64(r.c.N) / r.Elapsed.Seconds()
 }
 
 // Percentile returns the latency at percentile p (0–100) over the whole run.
 func (r *Result) Percentile(p float64) time.Duration {
-	if r.total.lat == nil || r.total.lat.TotalCount() == 0 {
+	if r.total.Latency == nil || r.total.Latency.TotalCount() == 0 {
 		return 0
 	}
-	return time.Duration(r.total.lat.ValueAtQuantile(p))
+	return time.Duration(r.total.Latency.ValueAtQuantile(p))
 }
 
 // Phases returns connect, wait and read statistics, or ok=false when
 // phase timings were not recorded.
 func (r *Result) Phases() (connect, wait, read Stats, ok bool) {
-	if r.total.conn == nil {
+	if r.total.Connect == nil {
 		return Stats{}, Stats{}, Stats{}, false
 	}
-	return histStats(r.total.conn), histStats(r.total.wait), histStats(r.total.read), true
+	return histStats(r.total.Connect), histStats(r.total.Wait), histStats(r.total.Read), true
 }
 
 func histStats(h *hdrhistogram.Histogram) Stats {
@@ -174,28 +182,41 @@ func prefixed(p string, cols []string) []string {
 
 // Summary returns a one-row frame: labels, count, errors (total and by
 // kind), interrupted, dropped, late, elapsed_s, rps, the latency statistics
-// in ms, bytes_in, bytes_out; for open models the uncorrected statistics
-// (uncorrected_*_ms); with phase timings connect_/wait_/read_ avg and p99.
+// in ms, bytes_in, bytes_out, connections (opened), protocol (a label,
+// when known); when thresholds were checked, thresholds (how many) and
+// thresholds_failed (how many failed: 0 is a pass); for open models the
+// uncorrected statistics (uncorrected_*_ms); with phase timings
+// connect_/wait_/read_ avg and p99.
 func (r *Result) Summary() *frame.Frame {
 	f, row := r.labelFrame("summary")
 	addNumCols(f, "count", "errors", "errors_4xx", "errors_5xx", "errors_timeout", "errors_conn", "errors_other",
 		"interrupted", "dropped", "late", "elapsed_s", "rps")
 	addNumCols(f, statCols...)
-	addNumCols(f, "bytes_in", "bytes_out")
-	row["count"] = r.c.n
+	addNumCols(f, "bytes_in", "bytes_out", "connections")
+	row["count"] = r.c.N
 	row["errors"] = r.Errors()
 	for _, o := range []Outcome{Status4xx, Status5xx, Timeout, Conn, Other} {
-		row["errors_"+o.String()] = r.c.outcomes[o]
+		row["errors_"+o.String()] = r.c.Outcomes[o]
 	}
-	row["interrupted"] = r.c.outcomes[Interrupted]
+	row["interrupted"] = r.c.Outcomes[Interrupted]
 	row["dropped"] = r.Dropped
-	row["late"] = r.c.late
+	row["late"] = r.c.Late
 	row["elapsed_s"] = r.Elapsed.Seconds()
 	row["rps"] = r.RPS()
 	putStats(row, "", r.Latency)
-	row["bytes_in"] = r.c.bytesIn
-	row["bytes_out"] = r.c.bytesOut
-	if r.total.unc != nil {
+	row["bytes_in"] = r.c.BytesIn
+	row["bytes_out"] = r.c.BytesOut
+	row["connections"] = r.Connections
+	if r.Protocol != "" {
+		_ = f.AddColumn("protocol", frame.Label)
+		row["protocol"] = r.Protocol
+	}
+	if len(r.Thresholds) > 0 {
+		addNumCols(f, "thresholds", "thresholds_failed")
+		row["thresholds"] = len(r.Thresholds)
+		row["thresholds_failed"] = len(r.FailedThresholds())
+	}
+	if r.total.Uncorrected != nil {
 		addNumCols(f, prefixed("uncorrected_", statCols)...)
 		putStats(row, "uncorrected_", r.Uncorrected)
 	}
@@ -229,7 +250,7 @@ func (r *Result) Series() *frame.Frame {
 	addNumCols(f, "count", "errors", "rps")
 	addNumCols(f, statCols...)
 	addNumCols(f, "bytes_in", "bytes_out", "late")
-	if r.total.unc != nil {
+	if r.total.Uncorrected != nil {
 		addNumCols(f, "uncorrected_med_ms", "uncorrected_p99_ms")
 	}
 	for _, iv := range r.Intervals {
@@ -242,16 +263,16 @@ func (r *Result) Series() *frame.Frame {
 		if r.GaugeName != "" {
 			row[r.GaugeName] = iv.Gauge
 		}
-		row["count"] = iv.n
+		row["count"] = iv.N
 		row["errors"] = iv.Errors()
 		if iv.Length > 0 {
-			row["rps"] = float64(iv.n) / iv.Length.Seconds()
+			row["rps"] = float64(iv.N) / iv.Length.Seconds()
 		}
 		putStats(row, "", iv.Latency)
-		row["bytes_in"] = iv.bytesIn
-		row["bytes_out"] = iv.bytesOut
-		row["late"] = iv.late
-		if r.total.unc != nil && iv.Uncorrected.Count > 0 {
+		row["bytes_in"] = iv.BytesIn
+		row["bytes_out"] = iv.BytesOut
+		row["late"] = iv.Late
+		if r.total.Uncorrected != nil && iv.Uncorrected.Count > 0 {
 			row["uncorrected_med_ms"] = ms(iv.Uncorrected.Med)
 			row["uncorrected_p99_ms"] = ms(iv.Uncorrected.P99)
 		}
@@ -267,10 +288,10 @@ func (r *Result) Series() *frame.Frame {
 func (r *Result) Distribution() *frame.Frame {
 	f, base := r.labelFrame("distribution")
 	addNumCols(f, "percentile", "latency_ms")
-	if r.total.unc != nil {
+	if r.total.Uncorrected != nil {
 		addNumCols(f, "uncorrected_ms")
 	}
-	if r.total.lat == nil || r.total.lat.TotalCount() == 0 {
+	if r.total.Latency == nil || r.total.Latency.TotalCount() == 0 {
 		return f
 	}
 	for _, p := range DistributionPercentiles {
@@ -279,9 +300,9 @@ func (r *Result) Distribution() *frame.Frame {
 			row[k] = v
 		}
 		row["percentile"] = p
-		row["latency_ms"] = ms(clampTo(time.Duration(r.total.lat.ValueAtQuantile(p)), r.Latency))
-		if r.total.unc != nil {
-			row["uncorrected_ms"] = ms(clampTo(time.Duration(r.total.unc.ValueAtQuantile(p)), r.Uncorrected))
+		row["latency_ms"] = ms(clampTo(time.Duration(r.total.Latency.ValueAtQuantile(p)), r.Latency))
+		if r.total.Uncorrected != nil {
+			row["uncorrected_ms"] = ms(clampTo(time.Duration(r.total.Uncorrected.ValueAtQuantile(p)), r.Uncorrected))
 		}
 		f.MustAppend(row)
 	}
@@ -356,9 +377,16 @@ func (r *Result) String() string {
 			fmt.Fprintf(&b, "     %s: %s\n", k, v)
 		}
 	}
+	if r.Protocol != "" {
+		fmt.Fprintf(&b, "     protocol: %s · %d connections", r.Protocol, r.Connections)
+		if r.Streams > 0 {
+			fmt.Fprintf(&b, " · %d streams", r.Streams)
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "%s%s\n", pad("http_req_duration"), statsLine(r.Latency))
-	if r.total.unc != nil {
+	if r.total.Uncorrected != nil {
 		fmt.Fprintf(&b, "%s%s\n", pad("  uncorrected (from send)"), statsLine(r.Uncorrected))
 	}
 	if c, w, rd, ok := r.Phases(); ok {
@@ -367,29 +395,47 @@ func (r *Result) String() string {
 		fmt.Fprintf(&b, "%savg=%s p(99)=%s\n", pad("http_req_receiving"), fmtDur(rd.Avg), fmtDur(rd.P99))
 	}
 	failed := 0.0
-	if r.c.n > 0 {
-		failed = 100 * float64(r.Errors()) / float64(r.c.n)
+	if r.c.N > 0 {
+		failed = 100 * float64(r.Errors()) / float64(r.c.N)
 	}
-	fmt.Fprintf(&b, "%s%.2f%% %d out of %d\n", pad("http_req_failed"), failed, r.Errors(), r.c.n)
+	fmt.Fprintf(&b, "%s%.2f%% %d out of %d\n", pad("http_req_failed"), failed, r.Errors(), r.c.N)
 	if e := r.Errors(); e > 0 {
 		var kinds []string
 		for _, o := range []Outcome{Status4xx, Status5xx, Timeout, Conn, Other} {
-			if n := r.c.outcomes[o]; n > 0 {
+			if n := r.c.Outcomes[o]; n > 0 {
 				kinds = append(kinds, fmt.Sprintf("%s=%d", o, n))
 			}
 		}
 		fmt.Fprintf(&b, "%s%s\n", pad("  by kind"), strings.Join(kinds, " "))
 	}
-	fmt.Fprintf(&b, "%s%d %.1f/s\n", pad("http_reqs"), r.c.n, r.RPS())
-	if n := r.c.outcomes[Interrupted]; n > 0 {
+	fmt.Fprintf(&b, "%s%d %.1f/s\n", pad("http_reqs"), r.c.N, r.RPS())
+	if n := r.c.Outcomes[Interrupted]; n > 0 {
 		fmt.Fprintf(&b, "%s%d\n", pad("interrupted"), n)
 	}
 	if r.Dropped > 0 {
 		fmt.Fprintf(&b, "%s%d\n", pad("dropped_iterations"), r.Dropped)
 	}
-	fmt.Fprintf(&b, "%s%s %s/s\n", pad("data_received"), humanBytes(r.c.bytesIn), humanBytes(int64(float64(r.c.bytesIn)/math.Max(r.Elapsed.Seconds(), 1e-9))))
-	fmt.Fprintf(&b, "%s%s %s/s\n", pad("data_sent"), humanBytes(r.c.bytesOut), humanBytes(int64(float64(r.c.bytesOut)/math.Max(r.Elapsed.Seconds(), 1e-9))))
+	fmt.Fprintf(&b, "%s%s %s/s\n", pad("data_received"), humanBytes(r.c.BytesIn), humanBytes(int64(float64(r.c.BytesIn)/math.Max(r.Elapsed.Seconds(), 1e-9))))
+	fmt.Fprintf(&b, "%s%s %s/s\n", pad("data_sent"), humanBytes(r.c.BytesOut), humanBytes(int64(float64(r.c.BytesOut)/math.Max(r.Elapsed.Seconds(), 1e-9))))
 	fmt.Fprintf(&b, "%s%s\n", pad("elapsed"), fmtDur(r.Elapsed))
+	if len(r.Thresholds) > 0 {
+		verdict := "all passed"
+		if n := len(r.FailedThresholds()); n > 0 {
+			verdict = fmt.Sprintf("%d of %d FAILED", n, len(r.Thresholds))
+		}
+		fmt.Fprintf(&b, "%s%s\n", pad("thresholds"), verdict)
+		for _, tr := range r.Thresholds {
+			mark := "✓"
+			if !tr.Passed {
+				mark = "✗"
+			}
+			note := ""
+			if tr.Aborted {
+				note = "  (stopped the run: certain to fail)"
+			}
+			fmt.Fprintf(&b, "       %s %-24s %s%s\n", mark, tr.Threshold.String(), tr.Measured(), note)
+		}
+	}
 	for _, e := range r.ErrorSamples {
 		fmt.Fprintf(&b, "\n     error: %s", e)
 	}
@@ -417,4 +463,39 @@ func (r *Result) HTML() string {
 		fmt.Fprintf(&b, "<p><b>warning:</b> %s</p>", html.EscapeString(w))
 	}
 	return b.String()
+}
+
+// ThresholdFrame returns the checked thresholds, one row each: labels,
+// threshold (as written), value (in the unit shown by measured: ms for
+// latencies, percent for error rates, else a count or requests per
+// second; NaN when there was nothing to measure), measured (the value as
+// text) and passed (1 or 0). It is empty when none was checked.
+func (r *Result) ThresholdFrame() *frame.Frame {
+	f, base := r.labelFrame("thresholds")
+	_ = f.AddColumn("threshold", frame.Label)
+	addNumCols(f, "value")
+	_ = f.AddColumn("measured", frame.Label)
+	addNumCols(f, "passed")
+	for _, tr := range r.Thresholds {
+		row := frame.Row{}
+		for k, v := range base {
+			row[k] = v
+		}
+		row["threshold"] = tr.Threshold.String()
+		v := tr.Value
+		switch {
+		case tr.Threshold.stat.latency():
+			v /= float64(time.Millisecond)
+		case tr.Threshold.stat == statErrorRate:
+			v *= 100
+		}
+		row["value"] = v
+		row["measured"] = tr.Measured()
+		row["passed"] = 0
+		if tr.Passed {
+			row["passed"] = 1
+		}
+		f.MustAppend(row)
+	}
+	return f
 }

@@ -170,24 +170,11 @@ const ReceiveChunk = 256 << 10
 // receiving a body of n bytes before the one its handler starts in: the
 // headers' callback and two a chunk of ReceiveChunk, less the last, which
 // the handler starts in. 0 for no body.
-func BodyCallbacks(n int) int { return len(receivePlan(n, false, 0)) }
+func BodyCallbacks(n int) int { return len(receivePlan(n, false)) }
 
 // SpoolMax is Starlette's spool_max_size: an upload's file part stays in
 // memory up to 1 MiB, then rolls over to a temporary file.
 const SpoolMax = 1 << 20
-
-// SpoolPieces is the most pieces a 256 KiB chunk of an upload's file part
-// reaches Starlette in: python-multipart hands over a part's data in
-// pieces that end wherever a byte might begin the boundary, and each piece
-// after the rollover is its own write, its own hop. Where they fall
-// depends on how the body was split on the way in, which varies with its
-// arrival; the real app's uploads of source 000's 1.4 MB image on this
-// machine took 2 to 14 write hops each. The model draws each rolled
-// chunk's count from 1 to SpoolPieces (a partial chunk's scaled by its
-// size, rounded up) from the request's worker and arrival number, so
-// uploads that arrive together do not move in lockstep: 2 to 13 write
-// hops for that image.
-const SpoolPieces = 8
 
 // The spooled file's calls on a limiter thread, measured with CPython
 // 3.11's SpooledTemporaryFile on this project's 2-core machine: the
@@ -201,17 +188,21 @@ var (
 )
 
 // SpooledBody is how an ASGI server receives a spooled multipart body of
-// n bytes (Handler.Spooled), for the request that arrived arrival-th (1,
-// 2, ...) at the runtime of worker (Config.Worker), before the handler
-// starts: callbacks on the loop, and hops,
-// each a call on a limiter thread that the task waits for. Up to SpoolMax
-// it is BodyCallbacks(n) callbacks and no hops. Past it, every piece of
-// the chunk that rolls the file over and of each chunk after is written by
-// a hop (SpoolPieces), the task resuming in a callback after each (after
-// a chunk's last, the next chunk has been read meanwhile), and a last hop
-// seeks the file back to its start before the handler's callback.
-func SpooledBody(n, worker int, arrival int64) (callbacks, hops int) {
-	for _, s := range receivePlan(n, true, drawKey(worker, arrival)) {
+// n bytes (Handler.Spooled) before the handler starts: callbacks on the
+// loop, and hops, each a call on a limiter thread that the task waits for.
+// Up to SpoolMax it is BodyCallbacks(n) callbacks and no hops. Past it,
+// the chunk that rolls the file over and each chunk after is written by a
+// hop, the task resuming in a callback after each (meanwhile the next
+// chunk has been read), and a last hop seeks the file back to its start
+// before the handler's callback. Measured in the real app (Starlette
+// 1.10, python-multipart 0.0.34): python-multipart hands over each chunk
+// the transport read as one piece, so source 000's 1.4 MB image took the
+// same five hops in every upload, twenty at once or alone — three writes,
+// the seek, and UploadFile's close after the response (not modelled: it
+// is after the answer). Starlette 0.26 with python-multipart 0.0.5 cut
+// each chunk into 1 to 8 pieces, 2 to 14 write hops an upload.
+func SpooledBody(n int) (callbacks, hops int) {
+	for _, s := range receivePlan(n, true) {
 		if s.Kind == "" {
 			callbacks++
 		} else {
@@ -223,7 +214,7 @@ func SpooledBody(n, worker int, arrival int64) (callbacks, hops int) {
 
 // receivePlan lists what receiving a body of n bytes takes before the
 // handler's callback: a zero Step for a loop callback, else a hop's call.
-func receivePlan(n int, spooled bool, key uint64) []Step {
+func receivePlan(n int, spooled bool) []Step {
 	if n <= 0 {
 		return nil
 	}
@@ -239,39 +230,17 @@ func receivePlan(n int, spooled bool, key uint64) []Step {
 		if !spooled || (i-1)*ReceiveChunk+size <= SpoolMax {
 			continue
 		}
-		k := int(spoolDraw(key, i)%SpoolPieces + 1)
-		pieces := (k*size + ReceiveChunk - 1) / ReceiveChunk
-		for j := range pieces {
-			if j > 0 {
-				plan = append(plan, Step{}) // the task resumes, writes the next piece
-			}
-			if rolled {
-				plan = append(plan, spoolWrite)
-			} else {
-				plan = append(plan, spoolRollover)
-				rolled = true
-			}
+		if rolled {
+			plan = append(plan, spoolWrite) // (the task resumed in this chunk's receive)
+		} else {
+			plan = append(plan, spoolRollover)
+			rolled = true
 		}
 	}
 	if !rolled {
 		return plan[:len(plan)-1] // the handler starts in the last receive()
 	}
 	return append(plan, Step{}, spoolSeek) // the stream ends; seek(0)
-}
-
-// drawKey identifies a request for its draws: its worker and its arrival
-// number at that worker's runtime.
-func drawKey(worker int, arrival int64) uint64 {
-	return uint64(worker)<<40 ^ uint64(arrival)
-}
-
-// spoolDraw is a fixed pseudo-random number for chunk i of the request
-// key names (splitmix64).
-func spoolDraw(key uint64, i int) uint64 {
-	z := key*0x9e3779b97f4a7c15 + uint64(i)*0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
 }
 
 // Timing splits one request's time at the server.
@@ -610,7 +579,7 @@ func (r *Runtime) Handle(ctx context.Context, h Handler) (Timing, error) {
 // from the callback before it. It reports false if the loop is closed
 // before the first is queued; a later one that cannot be fails the request.
 func (r *Runtime) afterBody(q *request, label string, fn func(t *pythread)) bool {
-	return r.receive(q, receivePlan(q.h.Body, q.h.Spooled, drawKey(r.cfg.Worker, q.arrival)), label, fn)
+	return r.receive(q, receivePlan(q.h.Body, q.h.Spooled), label, fn)
 }
 
 func (r *Runtime) receive(q *request, plan []Step, label string, fn func(t *pythread)) bool {

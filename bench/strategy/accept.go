@@ -17,19 +17,28 @@ import (
 // Workers > 1) share the connections arriving on their listening socket:
 // the Accept field of those strategies.
 const (
-	// AcceptGreedy is what real gunicorn does (the default): every worker
-	// waits on the shared socket, and the one awake takes what is pending
-	// as fast as its loop can. A uvicorn worker (asyncio's accept
-	// callback) drains every pending connection in one hold of its GIL,
-	// handing each to its loop, giving the GIL up only when a thread of
-	// its own has waited a switch interval for it: a burst lands mostly on
-	// one worker. A gthread worker (gunicorn's Flask rows) takes one
-	// connection per poll of its selector and queues it to its pool on the
-	// next poll, and each poll takes the GIL again: idle, it drains a burst
-	// as greedily, but while its threads burn Python it gets the GIL — so
-	// another connection — only every switch interval or so, and the other
-	// workers take the rest.
+	// AcceptGreedy is what real gunicorn and uvicorn --workers do by
+	// default: every worker waits on the one shared listening socket, and
+	// the one awake takes what is pending as fast as its loop can. A
+	// uvicorn worker (asyncio's accept callback; gunicorn's own asgi worker
+	// accepts the same way) drains every pending connection in one hold of
+	// its GIL, handing each to its loop, giving the GIL up only when a
+	// thread of its own has waited a switch interval for it: a burst lands
+	// mostly on one worker. A gthread worker (gunicorn's Flask rows) takes
+	// one connection per poll of its selector and submits it to its pool
+	// in the same turn (gunicorn 27), and each poll takes the GIL again:
+	// idle, it drains a burst as greedily, but while its threads burn
+	// Python it gets the GIL — so another connection — only every switch
+	// interval or so, and the other workers take the rest.
 	AcceptGreedy = "greedy"
+	// AcceptReusePort is gunicorn's --reuse-port: each worker listens on a
+	// socket of its own, bound to the same port with SO_REUSEPORT (Linux),
+	// and the kernel spreads the connections over those sockets by a hash
+	// of each one's addresses, whoever is busy; each worker then accepts
+	// from its own socket as AcceptGreedy does. A burst of n over W workers
+	// splits as n draws of 1..W: 10 over two came out 5/5 to 9/1, 6/4 most
+	// often, in the real servers and here.
+	AcceptReusePort = "reuseport"
 	// AcceptBalanced is the "what if": the workers take turns, one
 	// connection each in a fixed round (an accept token passed round the
 	// processes through pipes), so every worker's share of a burst of n
@@ -40,31 +49,34 @@ const (
 // checkAccept reports an Accept value that is not one of the policies.
 func checkAccept(label, accept string) error {
 	switch accept {
-	case "", AcceptGreedy, AcceptBalanced:
+	case "", AcceptGreedy, AcceptReusePort, AcceptBalanced:
 		return nil
 	}
-	return fmt.Errorf("strategy %q: Accept must be %q or %q (\"\" means %q), got %q",
-		label, AcceptGreedy, AcceptBalanced, AcceptGreedy, accept)
+	return fmt.Errorf("strategy %q: Accept must be %q, %q or %q (\"\" means %q), got %q",
+		label, AcceptGreedy, AcceptReusePort, AcceptBalanced, AcceptGreedy, accept)
 }
 
 // The accept loop's own costs in a modelled worker process.
 const (
 	// acceptCost is the Python work of taking one connection, done holding
-	// the worker's GIL: gthread's accept, TConn and parser set-up and
-	// thread-pool submit (half on each of its two polls); the balanced
-	// policy's accept, either server's. Measured on a 2-core machine as the shortest gap
+	// the worker's GIL: gthread's accept, TConn set-up and thread-pool
+	// submit, all on one poll since gunicorn 27; the balanced policy's
+	// accept, either server's. Measured on a 2-core machine as the gap
 	// between two accepts of an idle real gthread worker draining a burst
-	// (perf's accept4 exits: 50-60 µs).
-	acceptCost = 50 * time.Microsecond
-	// asyncioAcceptCost is a uvicorn worker's: asyncio's
-	// _accept_connection takes every pending connection in one callback,
-	// each a sock.accept(), setblocking and a task for the transport's
-	// set-up, which runs later. Measured on a 2-core machine by timing that
-	// callback over a backlog of 10 to 100 connections in Debian's CPython
-	// 3.11 (pure asyncio, as Debian's uvicorn runs without uvloop): 11-21
-	// µs a connection, 15 in a burst of 10. A uvicorn worker that wakes
-	// first so drains a burst before the others run, as real ones do.
-	asyncioAcceptCost = 15 * time.Microsecond
+	// of 10 (perf's accept4 exits, gunicorn 27.0.1 on CPython 3.11.2:
+	// 19-35 µs, 25 typical; gunicorn 20.1's accept-then-submit on two
+	// polls took 50-60 µs).
+	acceptCost = 25 * time.Microsecond
+	// asyncioAcceptCost is a uvicorn worker's (and gunicorn's asgi
+	// worker's): asyncio's _accept_connection takes every pending
+	// connection in one callback, each a sock.accept(), setblocking and a
+	// task for the transport's set-up, which runs later. Measured on a
+	// 2-core machine as the gap between accepts of an idle worker draining
+	// a burst of 10 (perf's accept4 exits, CPython 3.11.2's asyncio:
+	// uvicorn 0.54's worker 9-20 µs, 12 typical; gunicorn 27's asgi worker
+	// and uvicorn --workers the same). A uvicorn worker that wakes first
+	// so drains a burst before the others run, as real ones do.
+	asyncioAcceptCost = 12 * time.Microsecond
 	// workerConnections is gunicorn's --worker-connections default: a
 	// gthread worker accepts while it has fewer connections open. asyncio
 	// has no such bound (uvicorn's --limit-concurrency is off by default);
@@ -83,8 +95,8 @@ type acceptor struct {
 	ln     *net.TCPListener
 	raw    syscall.RawConn
 	policy string
-	// perPoll is gthread's loop (AcceptGreedy): one accept per poll, the
-	// connection queued to the pool on the next, the GIL taken for each.
+	// perPoll is gthread's loop (AcceptGreedy): one accept and submit per
+	// poll, the GIL taken for each.
 	perPoll bool
 	rec     *trace.Recorder
 	worker  int
@@ -174,18 +186,13 @@ func (a *acceptor) run(gil *pymodel.GIL) {
 			continue
 		}
 		if a.perPoll {
-			// gthread: the accept on this poll, the submit to the pool on
-			// the next (the connection readable); each poll returned from
-			// a select that released the GIL, and takes it again. The
-			// accept is traced (one a connection), the submit as the
-			// acceptor's GIL hold only.
+			// gthread: one connection per poll, accepted and submitted
+			// to the pool in the same turn; each poll returned from a
+			// select that released the GIL, and takes it again.
 			h := a.hold(gil)
 			t0 := time.Now()
-			spin(acceptCost / 2)
+			spin(acceptCost)
 			a.rec.Span(0, a.worker, acceptorLane, trace.Accept, t0)
-			a.unhold(gil, h)
-			h = a.hold(gil)
-			spin(acceptCost / 2)
 			a.unhold(gil, h)
 			if !a.deliver(c) {
 				return

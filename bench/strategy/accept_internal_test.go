@@ -125,10 +125,10 @@ func TestAcceptGreedyDrainsPending(t *testing.T) {
 	}
 }
 
-// gthread's loop: one accept per poll and the submit on the next, so each
-// connection takes the GIL twice, the accept inside the first hold —
-// idle, it still takes every pending connection.
-func TestAcceptPerPollTakesTwoTurns(t *testing.T) {
+// gthread's loop (gunicorn 27): one accept and submit per poll, so each
+// connection takes the GIL once, the accept inside that hold — idle, it
+// still takes every pending connection.
+func TestAcceptPerPollTakesOneTurnEach(t *testing.T) {
 	t.Parallel()
 	const n = 5
 	ln := pendingListener(t, n)
@@ -141,17 +141,17 @@ func TestAcceptPerPollTakesTwoTurns(t *testing.T) {
 	defer a.Close()
 	go a.run(pymodel.NewGIL(time.Minute, false))
 	take(t, a, n)
-	// The n-th connection's second hold ends before it is handed over.
+	// The n-th connection's hold ends before it is handed over.
 	tr := rec.Snapshot()
 	if got := accepts(tr.Events, 1); got != n {
 		t.Errorf("accepted %d; want all %d pending", got, n)
 	}
 	holds := trace.Filter(tr.Events, trace.GIL)
-	if len(holds) != 2*n {
-		t.Fatalf("GIL held %d times for %d connections; want %d (two polls each)", len(holds), n, 2*n)
+	if len(holds) != n {
+		t.Fatalf("GIL held %d times for %d connections; want %d (one poll each)", len(holds), n, n)
 	}
 	for i, e := range trace.Filter(tr.Events, trace.Accept) {
-		if h := holds[2*i]; e.Start < h.Start || e.End > h.End {
+		if h := holds[i]; e.Start < h.Start || e.End > h.End {
 			t.Errorf("accept %d %+v outside its poll's GIL hold %+v", i, e, h)
 		}
 	}

@@ -37,6 +37,8 @@ func TestPreforkAcceptSplit(t *testing.T) {
 		{"uvicorn greedy", strategy.Uvicorn{Workers: 3}, 3, 12, false},
 		{"gunicorn balanced", strategy.Gunicorn{Workers: 3, Threads: 5, Accept: strategy.AcceptBalanced}, 3, 12, true},
 		{"uvicorn balanced", strategy.Uvicorn{Workers: 2, Accept: strategy.AcceptBalanced}, 2, 8, true},
+		{"gunicorn reuseport", strategy.Gunicorn{Workers: 2, Threads: 5, Accept: strategy.AcceptReusePort}, 2, 8, false},
+		{"uvicorn reuseport", strategy.Uvicorn{Workers: 3, Accept: strategy.AcceptReusePort}, 3, 12, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -80,6 +82,31 @@ func TestPreforkAcceptSplit(t *testing.T) {
 	}
 }
 
+// With reuseport each worker listens on a socket of its own and the kernel
+// picks the socket by a hash of the connection's addresses, busy or not:
+// 40 connections one after another (each from a new source port) all
+// reach one worker with probability 2^-39, while with the shared socket
+// an idle machine may give them all to whichever worker wakes first.
+func TestReusePortSpreadsOneAtATime(t *testing.T) {
+	t.Parallel()
+	for _, s := range []strategy.Strategy{
+		strategy.Gunicorn{Workers: 2, Threads: 2, Accept: strategy.AcceptReusePort},
+		strategy.Uvicorn{Workers: 2, Accept: strategy.AcceptReusePort},
+	} {
+		t.Run(s.Label(), func(t *testing.T) {
+			t.Parallel()
+			srv := startTraced(t, s, pymodel.Workload{})
+			for i := 0; i < 40; i++ {
+				burst(t, srv.URL(), 1)
+			}
+			counts := perWorker(snapshot(t, srv).Events)
+			if len(counts) != 2 || counts[1]+counts[2] != 40 {
+				t.Errorf("40 connections one at a time split %v; want both workers, 40 in all", counts)
+			}
+		})
+	}
+}
+
 func TestAcceptValidate(t *testing.T) {
 	t.Parallel()
 	for _, s := range []strategy.Strategy{
@@ -87,7 +114,7 @@ func TestAcceptValidate(t *testing.T) {
 		strategy.Uvicorn{Workers: 2, Accept: "Balanced"},
 	} {
 		err := s.Validate()
-		if err == nil || !strings.Contains(err.Error(), "Accept must be \"greedy\" or \"balanced\"") {
+		if err == nil || !strings.Contains(err.Error(), "Accept must be \"greedy\", \"reuseport\" or \"balanced\"") {
 			t.Errorf("%s: Validate() = %v; want the Accept field named", s.Label(), err)
 		}
 		if _, err := s.Start(t.Context(), pymodel.Workload{}, strategy.StartOptions{}); err == nil {

@@ -61,15 +61,19 @@ var WorkerCommand []string
 // startPrefork starts Workers child processes that accept on ln's socket,
 // each running the strategy with one worker, and waits until all are ready.
 func (s *server) startPrefork(ctx context.Context, ln net.Listener) error {
-	tl, ok := ln.(*net.TCPListener)
-	if !ok {
+	var f *os.File
+	switch l := ln.(type) {
+	case *net.TCPListener:
+		var err error
+		if f, err = l.File(); err != nil {
+			return fmt.Errorf("prefork: sharing the socket: %w", err)
+		}
+		defer f.Close()
+	case *reservedListener:
+		f = l.f // each worker binds its own socket to this one's port
+	default:
 		return fmt.Errorf("prefork needs a TCP listener, got %T", ln)
 	}
-	f, err := tl.File()
-	if err != nil {
-		return fmt.Errorf("prefork: sharing the socket: %w", err)
-	}
-	defer f.Close()
 	one := s.st
 	one.Workers = 1
 	wl, err := pymodel.MarshalWorkload(s.w)
@@ -293,7 +297,17 @@ func preforkMain() int {
 		fmt.Fprintln(os.Stderr, "strategy: prefork worker started without its files")
 		return 2
 	}
-	ln, err := net.FileListener(sock)
+	policy := cfg.Strategy.Accept
+	var ln net.Listener
+	var err error
+	if policy == AcceptReusePort {
+		// fd 3 is the parent's reserved port: listen on a socket of this
+		// worker's own there, then accept from it as the greedy loop does.
+		ln, err = listenOwn(sock)
+		policy = AcceptGreedy
+	} else {
+		ln, err = net.FileListener(sock)
+	}
 	sock.Close()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "strategy: prefork worker: socket:", err)
@@ -320,7 +334,7 @@ func preforkMain() int {
 	if cfg.ImageDir != "" {
 		srv.images = &imageOut{dir: cfg.ImageDir, shared: true}
 	}
-	if err := srv.startWorker(ln, cfg.Strategy.Accept, turnIn, turnOut); err != nil {
+	if err := srv.startWorker(ln, policy, turnIn, turnOut); err != nil {
 		fmt.Fprintln(os.Stderr, "strategy: prefork worker:", err)
 		return 1
 	}

@@ -112,7 +112,13 @@ func (s *server) start(ctx context.Context) (err error) {
 		if addr == "" {
 			addr = "127.0.0.1:0"
 		}
-		if ln, err = net.Listen("tcp", addr); err != nil {
+		if s.st.isPython() && s.st.Workers > 1 && s.st.Accept == AcceptReusePort {
+			// Each worker listens on its own socket; the port is held
+			// meanwhile by a bound socket that takes no connections.
+			if ln, err = reserve(addr); err != nil {
+				return err
+			}
+		} else if ln, err = net.Listen("tcp", addr); err != nil {
 			return err
 		}
 	}

@@ -95,22 +95,23 @@ var presets = []Strategy{
 	Uvicorn{Name: "/doPrint", Async: true},
 	Uvicorn{Name: "/doPrintAsync", Async: true},
 	Uvicorn{Name: "/dontPrint", Async: true},
-	// Source 001: FastAPI endpoints, on the source's 8-core laptop.
-	Uvicorn{Name: "/sync-sleep", Python: Python{CPUs: 8}},
-	Uvicorn{Name: "/async-block", Async: true, Python: Python{CPUs: 8}},
-	Uvicorn{Name: "/async-ok", Async: true, IOCall: pymodel.Await, Python: Python{CPUs: 8}},
-	Uvicorn{Name: "/offload", Async: true, CPUCall: pymodel.ToThread, IOCall: pymodel.ToThread, Python: Python{CPUs: 8}},
-	// Source 003: gunicorn workers x threads.
+	// Source 001: FastAPI endpoints, on the source's 8-core laptop
+	// (sources/s001's literals at its defaults).
+	Uvicorn{Name: "/sync-sleep", Limiter: 40, IOCall: pymodel.Block, Python: Python{CPUs: 8}},
+	Uvicorn{Name: "/async-block", Limiter: 40, Async: true, IOCall: pymodel.Block, Python: Python{CPUs: 8}},
+	Uvicorn{Name: "/async-ok", Limiter: 40, Async: true, IOCall: pymodel.Await, Python: Python{CPUs: 8}},
+	Uvicorn{Name: "/offload", Limiter: 40, Async: true, IOCall: pymodel.ToThread, Python: Python{CPUs: 8}},
+	// Source 003: gunicorn workers x threads (sources/s003's literals).
 	Gunicorn{Name: "flask 1w x 5t", Workers: 1, Threads: 5},
 	Gunicorn{Name: "flask 1w x 10t", Workers: 1, Threads: 10},
 	Gunicorn{Name: "flask 2w x 5t", Workers: 2, Threads: 5},
 	Gunicorn{Name: "gunicorn 2w x 5t", Workers: 2, Threads: 5},
-	Uvicorn{Name: "fastapi 1w", Workers: 1},
-	Uvicorn{Name: "fastapi 2w", Workers: 2},
+	Uvicorn{Name: "fastapi 1w", Workers: 1, Limiter: 40},
+	Uvicorn{Name: "fastapi 2w", Workers: 2, Limiter: 40},
 	// Source 004: a def handler with a sync driver (thread pool), and an
 	// async def handler awaiting an async driver.
-	Uvicorn{Name: "sync app"},
-	Uvicorn{Name: "async app", Async: true, IOCall: pymodel.Await},
+	Uvicorn{Name: "sync app", Limiter: 40, IOCall: pymodel.Block},
+	Uvicorn{Name: "async app", Limiter: 40, Async: true, IOCall: pymodel.Await},
 	// PEP 703.
 	Gunicorn{Name: "free-threaded 1w x 10t", Workers: 1, Threads: 10, Python: Python{FreeThreaded: true}},
 	// Go-native.

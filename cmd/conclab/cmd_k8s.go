@@ -33,6 +33,9 @@ Writes to stdout the Kubernetes manifests of one distributed load run:
 Apply with 'kubectl apply -f -'. The load flags are checked here as
 'conclab load' checks them; a target that is not loopback (a Service in the
 cluster, usually) needs --allow-remote among them, as for 'conclab load'.
+--threshold load flags go to the merge Job, which checks them on the whole
+run (an agent sees only its share); --abort-on-fail is refused for the same
+reason.
 
 flags:
 `
@@ -46,7 +49,8 @@ type k8sJob struct {
 	agents                                               int
 	startAt                                              time.Time
 	url                                                  string
-	loadArgs                                             []string
+	loadArgs                                             []string      // the agents'
+	thresholds                                           []string      // the merge Job's
 	runFor                                               time.Duration // longest an agent runs after the start
 	startIn                                              time.Duration
 }
@@ -149,6 +153,11 @@ func parseK8sJob(args []string, stderr io.Writer) (*k8sJob, error) {
 	if err := checkRemoteOptIn(j.url, lf.allowRemote); err != nil {
 		return nil, err
 	}
+	if lf.abortOnFail {
+		return nil, errors.New("load flag --abort-on-fail: an agent sees only its share of the run, so it cannot tell that a threshold of the whole will fail; the merge Job checks the thresholds")
+	}
+	j.thresholds = lf.thresholdSpecs
+	j.loadArgs = withoutFlag(j.loadArgs, "threshold")
 	if *startSpec != "" {
 		if j.startAt, err = parseStartAt(*startSpec); err != nil {
 			return nil, err
@@ -165,8 +174,31 @@ func parseK8sJob(args []string, stderr io.Writer) (*k8sJob, error) {
 	if lf.d > 0 {
 		j.runFor = lf.d
 	}
+	if len(lf.stages) > 0 {
+		j.runFor = 0
+		for _, st := range lf.stages {
+			j.runFor += st.Duration
+		}
+	}
 	j.runFor += lf.grace
 	return j, nil
+}
+
+// withoutFlag returns args without the flag name and its values (as
+// "--name V", "-name V", "--name=V").
+func withoutFlag(args []string, name string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-"+name || a == "--"+name:
+			i++ // and its value
+		case strings.HasPrefix(a, "-"+name+"=") || strings.HasPrefix(a, "--"+name+"="):
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 var k8sQuantity = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$`)
@@ -278,6 +310,9 @@ func (j *k8sJob) manifests() string {
 		}},
 	})
 	mergeArgs := yamlList{"merge", "--wait", (time.Duration(deadline) * time.Second).String(), "--html", "/results/" + j.name + ".html"}
+	for _, t := range j.thresholds {
+		mergeArgs = append(mergeArgs, "--threshold", t)
+	}
 	for i := 0; i < j.agents; i++ {
 		mergeArgs = append(mergeArgs, fmt.Sprintf("/results/%s-%d.hlog", j.name, i))
 	}

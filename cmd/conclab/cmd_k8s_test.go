@@ -68,6 +68,8 @@ func TestK8sBadInput(t *testing.T) {
 		{[]string{"k8s", "job", "--agents", "3", "http://127.0.0.1:8000/", "-d", "100000h"}, "--max-duration"},
 		{[]string{"k8s", "job", "--agents", "3", "--start-at", "tomorrow", "http://127.0.0.1:8000/"}, "RFC 3339"},
 		{[]string{"k8s", "job", "--agents", "3", "ftp://127.0.0.1/"}, "malformed target URL"},
+		{[]string{"k8s", "job", "--agents", "3", "http://127.0.0.1:8000/", "--threshold", "p95<1s", "--abort-on-fail"}, "an agent sees only its share"},
+		{[]string{"k8s", "job", "--agents", "3", "http://127.0.0.1:8000/", "--threshold", "p95<"}, "--threshold"},
 	} {
 		var out, errb bytes.Buffer
 		code := mainCode(tc.args, &out, &errb)
@@ -95,5 +97,31 @@ func TestK8sOptions(t *testing.T) {
 	}
 	if !strings.Contains(s, "activeDeadlineSeconds: 40") && !strings.Contains(s, "activeDeadlineSeconds: 39") {
 		t.Errorf("deadline does not cover the hour's wait:\n%s", s)
+	}
+}
+
+// --threshold goes to the merge Job (the whole run), not to the agents
+// (their shares); --stage sets how long the agents run.
+func TestK8sThresholdsAndStages(t *testing.T) {
+	t.Parallel()
+	var out, errb bytes.Buffer
+	code := mainCode([]string{"k8s", "job", "--agents", "2", "--start-in", "1m", "http://127.0.0.1:8000/", "--threshold", "p95<200ms",
+		"-c", "2", "--stage", "30s:20", "--threshold=errors<1%", "--stage", "1m:20"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	s := out.String()
+	agent, merge, _ := strings.Cut(s, `name: "conclab-load-merge"`)
+	if strings.Contains(agent, "threshold") || strings.Count(merge, `- "--threshold"`) != 2 ||
+		!strings.Contains(merge, `- "p95<200ms"`) || !strings.Contains(merge, `- "errors<1%"`) {
+		t.Errorf("thresholds not moved to the merge Job:\n%s", s)
+	}
+	if !strings.Contains(agent, `- "--stage"`) {
+		t.Errorf("stages not passed to the agents:\n%s", s)
+	}
+	// 1 min start (rounded up to the second) + 1m30s of stages + 10 s
+	// grace + 5 min = 460–461 s.
+	if !strings.Contains(s, "activeDeadlineSeconds: 460") && !strings.Contains(s, "activeDeadlineSeconds: 461") {
+		t.Errorf("deadline does not follow the stages:\n%s", s)
 	}
 }

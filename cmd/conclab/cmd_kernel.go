@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/conclab/conclab/jupyterlab"
 	"github.com/conclab/conclab/kernel"
 )
 
@@ -32,7 +33,7 @@ func conclabVersion() string {
 
 func init() {
 	register(command{name: "kernel", summary: "run the Jupyter kernel (started by Jupyter with a connection file)", run: runKernel})
-	register(command{name: "install", summary: "install the Jupyter kernelspec (--user | --sys-prefix | --prefix DIR)", run: runInstall})
+	register(command{name: "install", summary: "install the Jupyter kernelspec and the charts' JupyterLab extension (--user | --sys-prefix | --prefix DIR)", run: runInstall})
 	register(command{name: "version", summary: "print the version", run: runVersion})
 }
 
@@ -103,7 +104,7 @@ func runInstall(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	var w kernel.Where
 	fs.BoolVar(&w.User, "user", false, "install for the current user (default)")
 	fs.BoolVar(&w.SysPrefix, "sys-prefix", false, "install into python3's sys.prefix")
-	fs.StringVar(&w.Prefix, "prefix", "", "install into `DIR`/share/jupyter/kernels")
+	fs.StringVar(&w.Prefix, "prefix", "", "install into `DIR`/share/jupyter (kernels/ and labextensions/)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: conclab install [--user | --sys-prefix | --prefix DIR]")
 		fs.PrintDefaults()
@@ -136,6 +137,18 @@ func runInstall(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		return 1, err
 	}
 	fmt.Fprintf(stdout, "installed kernelspec %s in %s\n", kernel.KernelName, dir)
+	// The charts' renderer for JupyterLab 4, Notebook 7 and Voilà goes into
+	// the same Jupyter data directory (DATA/kernels/conclab ->
+	// DATA/labextensions), so a front end that finds the kernel finds it.
+	ext, err := jupyterlab.Install(filepath.Dir(filepath.Dir(dir)))
+	switch {
+	case errors.Is(err, jupyterlab.ErrNotBuilt):
+		fmt.Fprintf(stderr, "conclab install: %v; JupyterLab will show charts through their HTML output\n", err)
+	case err != nil:
+		return 1, err
+	default:
+		fmt.Fprintf(stdout, "installed JupyterLab extension %s in %s\n", jupyterlab.ExtensionName, ext)
+	}
 	return 0, nil
 }
 

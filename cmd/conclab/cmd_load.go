@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -10,15 +12,18 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/bench/load"
+	"github.com/conclab/conclab/bench/load/requestlog"
+	"github.com/conclab/conclab/bench/load/split"
 	"github.com/conclab/conclab/bench/metrics"
 )
 
@@ -37,25 +42,39 @@ const loadUsage = `usage: conclab load URL [flags]
 Drives URL (loopback only unless --allow-remote) and prints a k6-style summary.
 Models: closed VUs for a duration (default), -n total requests, --rate R for an
 open arrival rate (latency from each request's intended start, the uncorrected
-figure beside it), --burst for -n requests at once.
+figure beside it), --burst for -n requests at once; --stage DUR:TARGET (repeated)
+ramps the VUs, or with --rate the arrival rate, from -c (or --rate) through the
+stages. --threshold 'p95<200ms' (repeated) passes or fails the run.
+
+Exit codes: 0 done (every threshold passed); 1 the run failed (e.g. every
+request was refused) or was interrupted; 2 bad input, before any request;
+99 a threshold failed (k6's code).
 
 flags:
 `
 
+// exitThresholds is the exit code of a run whose thresholds failed (k6's).
+const exitThresholds = 99
+
 type loadFlags struct {
-	c, n, iterations             int
-	maxDuration                  time.Duration
-	segment                      load.Segment
-	segmentSpec, startSpec, hlog string
-	startAt                      time.Time
-	d, think, timeout, grace     time.Duration
-	rate                         float64
-	poisson, burst               bool
-	method, body, html           string
-	files, headers, labels       multiFlag
-	jsonOut, allowRemote, phases bool
-	newConn, quiet, cSet         bool
-	strategy, workload           string
+	c, n, iterations, streams     int
+	maxDuration                   time.Duration
+	segment                       split.Segment
+	segmentSpec, startSpec, hlog  string
+	startAt                       time.Time
+	d, think, timeout, grace      time.Duration
+	rate                          float64
+	poisson, burst                bool
+	method, body, html, out       string
+	cacert                        string
+	files, headers, labels        multiFlag
+	stageSpecs, thresholdSpecs    multiFlag
+	stages                        []load.Stage
+	jsonOut, allowRemote, phases  bool
+	newConn, quiet, cSet, rateSet bool
+	http2, insecure, abortOnFail  bool
+	strategy, workload            string
+	cpuProfile                    string
 }
 
 func parseLoadFlags(args []string, stderr io.Writer) (*loadFlags, string, error) {
@@ -83,12 +102,21 @@ func parseLoadFlags(args []string, stderr io.Writer) (*loadFlags, string, error)
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a target that is not loopback")
 	fs.BoolVar(&f.phases, "phases", false, "record connect / wait / read phase timings")
 	fs.BoolVar(&f.newConn, "new-conn", false, "a new connection per request (no keep-alive)")
-	fs.BoolVar(&f.quiet, "q", false, "no progress bar")
+	fs.BoolVar(&f.quiet, "q", false, "no live view (on a terminal a redrawn panel; otherwise a line a second on stderr)")
 	fs.IntVar(&f.iterations, "iterations", 0, "closed model: requests per VU (k6's per-vu-iterations), instead of -d")
 	fs.DurationVar(&f.maxDuration, "max-duration", load.DefaultMaxDuration, "the longest run allowed (at most "+maxRunCap.String()+"); a longer -d is refused")
 	fs.StringVar(&f.segmentSpec, "segment", "", "run only segment i/N of the load (i from 0 to N-1; or k6's FROM:TO), so that N agents together run the whole")
 	fs.StringVar(&f.startSpec, "start-at", "", "start at this time (RFC 3339, e.g. 2026-12-01T10:00:00Z, or unix seconds), so that agents begin together")
 	fs.StringVar(&f.hlog, "hlog", "", "write an HdrHistogram interval log to FILE (for conclab merge)")
+	fs.Var(&f.stageSpecs, "stage", "DURATION:TARGET, e.g. 30s:100 (repeatable): ramp the VUs from -c (0 without it), or with --rate the arrival rate from --rate, linearly to TARGET over DURATION, stage after stage (k6's ramping-vus, ramping-arrival-rate)")
+	fs.Var(&f.thresholdSpecs, "threshold", "pass/fail criterion (repeatable), k6's vocabulary: 'p95<200ms', 'p(99)<1s', 'avg<50ms', 'max<2s', 'errors<1%', 'errors<10', 'rps>500', 'count>=1000', 'dropped<1'; a failed one exits 99")
+	fs.BoolVar(&f.abortOnFail, "abort-on-fail", false, "with --threshold: stop the run as soon as a threshold is certain to fail")
+	fs.BoolVar(&f.http2, "http2", false, "speak HTTP/2: over TLS (ALPN h2) to https://, cleartext with prior knowledge (h2c) to http://")
+	fs.IntVar(&f.streams, "streams", 1, "with --http2: workers (streams) per connection (h2load's -m)")
+	fs.BoolVar(&f.insecure, "insecure", false, "https: do not verify the server's certificate (a self-signed test server)")
+	fs.StringVar(&f.cacert, "cacert", "", "https: trust the CA certificates in this PEM file")
+	fs.StringVar(&f.out, "out", "", "write every request to FILE as it goes: .csv, or .db/.sqlite/.sqlite3 for SQLite (intended start, start, latency, status, bytes, error, VU, connection, segment)")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write the generator's CPU profile (pprof) to FILE")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, loadUsage)
 		fs.PrintDefaults()
@@ -120,13 +148,13 @@ func parseLoadFlags(args []string, stderr io.Writer) (*loadFlags, string, error)
 	fs.Visit(func(fl *flag.Flag) { seen[fl.Name] = true })
 	// The default duration is applied before check, so it is held to
 	// --max-duration like an explicit -d.
-	if f.d == 0 && f.n == 0 && f.iterations == 0 && !seen["d"] {
+	f.cSet, f.rateSet = seen["c"], seen["rate"]
+	if f.d == 0 && f.n == 0 && f.iterations == 0 && !seen["d"] && len(f.stageSpecs) == 0 {
 		f.d = defaultDuration
 	}
 	if err := f.check(seen); err != nil {
 		return nil, "", err
 	}
-	f.cSet = seen["c"]
 	return f, url, nil
 }
 
@@ -156,8 +184,10 @@ func (f *loadFlags) check(seen map[string]bool) error {
 		return fmt.Errorf("-n must be positive, got %d", f.n)
 	case seen["iterations"] && f.iterations <= 0:
 		return fmt.Errorf("--iterations must be positive, got %d", f.iterations)
-	case seen["rate"] && (f.rate <= 0 || math.IsNaN(f.rate) || math.IsInf(f.rate, 0)):
+	case seen["rate"] && len(f.stageSpecs) == 0 && (f.rate <= 0 || math.IsNaN(f.rate) || math.IsInf(f.rate, 0)):
 		return fmt.Errorf("--rate must be a positive number, got %v", f.rate)
+	case seen["rate"] && (f.rate < 0 || math.IsNaN(f.rate) || math.IsInf(f.rate, 0)):
+		return fmt.Errorf("--rate must be a number ≥ 0 with --stage, got %v", f.rate)
 	case f.rate > load.MaxRate:
 		return fmt.Errorf("--rate %g is above the cap of %g requests/s (load.MaxRate), more than one process can send; split the load over agents with --segment i/N", f.rate, float64(load.MaxRate))
 	case f.maxDuration <= 0 || f.maxDuration > maxRunCap:
@@ -188,6 +218,16 @@ func (f *loadFlags) check(seen map[string]bool) error {
 		return fmt.Errorf("--iterations applies to the closed model, not --rate")
 	case seen["d"] && seen["n"]:
 		return fmt.Errorf("give -d or -n, not both")
+	case len(f.stageSpecs) > 0 && (seen["d"] || seen["n"] || f.iterations > 0 || f.burst || f.poisson):
+		return fmt.Errorf("--stage sets the run's length: it cannot be combined with -d, -n, --iterations, --burst or --poisson")
+	case seen["streams"] && !f.http2:
+		return fmt.Errorf("--streams needs --http2 (HTTP/1.1 carries one request at a time per connection)")
+	case f.streams < 1 || f.streams > load.MaxStreams:
+		return fmt.Errorf("--streams must be in 1..%d, got %d", load.MaxStreams, f.streams)
+	case f.http2 && f.newConn:
+		return fmt.Errorf("--new-conn applies to HTTP/1.1, not --http2")
+	case f.abortOnFail && len(f.thresholdSpecs) == 0:
+		return fmt.Errorf("--abort-on-fail needs --threshold")
 	case f.body != "" && len(f.files) > 0:
 		return fmt.Errorf("give --body or --file, not both")
 	}
@@ -196,7 +236,7 @@ func (f *loadFlags) check(seen map[string]bool) error {
 			return fmt.Errorf("-n %d at --rate %g takes %.0fs, above --max-duration %v", f.n, f.rate, d, f.maxDuration)
 		}
 	}
-	if f.rate > 0 {
+	if f.rate > 0 && len(f.stageSpecs) == 0 {
 		d := f.d
 		if f.n > 0 {
 			d = time.Duration(float64(f.n) / f.rate * float64(time.Second))
@@ -206,7 +246,25 @@ func (f *loadFlags) check(seen map[string]bool) error {
 		}
 	}
 	var err error
-	if f.segment, err = load.ParseSegment(f.segmentSpec); err != nil {
+	if f.stages, err = load.ParseStages(f.stageSpecs...); err != nil {
+		return fmt.Errorf("--stage: %w", err)
+	}
+	if len(f.stages) > 0 {
+		var total time.Duration
+		for _, st := range f.stages {
+			total += st.Duration
+		}
+		if total > f.maxDuration {
+			return fmt.Errorf("the stages last %v, above --max-duration %v", total, f.maxDuration)
+		}
+		if err := f.model().Validate(); err != nil {
+			return fmt.Errorf("--stage: %w", err)
+		}
+	}
+	if _, err := metrics.ParseThresholds(f.thresholdSpecs...); err != nil {
+		return fmt.Errorf("--threshold: %w", err)
+	}
+	if f.segment, err = split.ParseSegment(f.segmentSpec); err != nil {
 		return fmt.Errorf("--segment: %w", err)
 	}
 	if f.startSpec != "" {
@@ -217,9 +275,23 @@ func (f *loadFlags) check(seen map[string]bool) error {
 			return fmt.Errorf("--start-at %s is %v ahead, more than %v", f.startSpec, ahead.Round(time.Second), load.MaxStartDelay)
 		}
 	}
-	if f.hlog != "" {
-		if err := outputAvailable("--hlog", f.hlog); err != nil {
-			return err
+	for _, o := range []struct{ flag, path string }{{"--hlog", f.hlog}, {"--out", f.out}, {"--cpuprofile", f.cpuProfile}} {
+		if o.path != "" {
+			if err := outputAvailable(o.flag, o.path); err != nil {
+				return err
+			}
+		}
+	}
+	if f.out != "" {
+		switch strings.ToLower(filepath.Ext(f.out)) {
+		case ".csv", ".db", ".sqlite", ".sqlite3":
+		default:
+			return fmt.Errorf("--out %s: want a .csv file, or .db, .sqlite or .sqlite3 for SQLite", f.out)
+		}
+	}
+	if f.cacert != "" {
+		if _, err := os.Stat(f.cacert); err != nil {
+			return fmt.Errorf("--cacert: %w", err)
 		}
 	}
 	return nil
@@ -239,17 +311,25 @@ func parseStartAt(s string) (time.Time, error) {
 }
 
 func (f *loadFlags) model() load.Model {
+	inFlight := 0 // DefaultMaxInFlight unless -c caps it
+	if f.cSet {
+		inFlight = f.c
+	}
 	switch {
+	case len(f.stages) > 0 && f.rateSet:
+		return load.RampingRate{Start: f.rate, Stages: f.stages, MaxInFlight: inFlight}
+	case len(f.stages) > 0:
+		start := 0
+		if f.cSet {
+			start = f.c
+		}
+		return load.RampingVUs{Start: start, Stages: f.stages, Think: f.think}
 	case f.burst:
 		return load.Burst{N: f.n}
 	case f.rate > 0:
 		d := f.d
 		if d == 0 {
 			d = time.Duration(float64(f.n) / f.rate * float64(time.Second))
-		}
-		inFlight := 0 // DefaultMaxInFlight unless -c caps it
-		if f.cSet {
-			inFlight = f.c
 		}
 		return load.Open{Rate: f.rate, Duration: d, Poisson: f.poisson, MaxInFlight: inFlight}
 	case f.n > 0 || f.iterations > 0:
@@ -302,70 +382,70 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	if err != nil {
 		return 2, err
 	}
-	opts := load.Options{
-		Timeout:           f.timeout,
-		GracefulStop:      f.grace,
-		AllowRemote:       f.allowRemote,
-		PhaseTimings:      f.phases,
-		NewConnPerRequest: f.newConn,
-		Strategy:          f.strategy,
-		Workload:          f.workload,
-		Labels:            map[string]string{},
-		MaxDuration:       f.maxDuration,
-		Segment:           f.segment,
-		StartAt:           f.startAt,
-	}
-	if f.grace == 0 {
-		opts.GracefulStop = -1
-	}
-	for _, l := range f.labels {
-		k, v, ok := strings.Cut(l, "=")
-		if !ok || k == "" {
-			return 2, fmt.Errorf("--label %q: want KEY=VALUE", l)
-		}
-		opts.Labels[k] = v
+	opts, err := f.options()
+	if err != nil {
+		return 2, err
 	}
 	if f.html != "" {
 		if err := htmlAvailable(f.html); err != nil {
 			return 2, err
 		}
 	}
-	var hlogFile *os.File
-	if f.hlog != "" {
-		if hlogFile, err = os.Create(f.hlog); err != nil {
-			return 2, fmt.Errorf("--hlog: %w", err)
-		}
-		defer hlogFile.Close()
-		opts.Hlog = hlogFile
-	}
-	var bar *progressBar
-	if !f.quiet && !f.jsonOut && isTerminal(stdout) {
-		bar = &progressBar{w: stdout}
-		opts.Progress = bar.update
-	}
 	if r := f.rate * f.segment.Fraction(); r > singleProcessRate {
 		fmt.Fprintf(stderr, "conclab load: note: --rate %g/s (this agent's share) is above what one process sends over loopback (about %g/s); arrivals that cannot be sent by the planned end are counted as dropped, never sent late. Split the load over agents with --segment i/N.\n", r, float64(singleProcessRate))
 	}
-	m := f.model()
-	res, runErr := load.Run(ctx, t, m, opts)
-	if bar != nil {
-		bar.clear()
-	}
-	if res == nil {
-		if hlogFile != nil {
-			hlogFile.Close()
-			os.Remove(f.hlog) // nothing was run: no log
+	files := &outputs{}
+	defer files.abandon()
+	agent := split.Agent{Segment: f.segment}
+	if f.hlog != "" {
+		if agent.Log, err = files.create("--hlog", f.hlog); err != nil {
+			return 2, err
 		}
+	}
+	if f.out != "" {
+		w, err := requestlog.Create(f.out, requestlog.Options{Segment: f.segment.String()})
+		if err != nil {
+			return 2, fmt.Errorf("--out: %w", err)
+		}
+		files.add(f.out, w)
+		opts.Requests = w.Write
+	}
+	if f.cpuProfile != "" {
+		pf, err := files.create("--cpuprofile", f.cpuProfile)
+		if err != nil {
+			return 2, err
+		}
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return 2, fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	var live *liveView
+	if !f.quiet {
+		live = newLiveView(stdout, stderr, methodOf(t)+" "+url, f.jsonOut)
+		opts.OnStart, opts.OnInterval, opts.Progress = live.start, live.interval, live.progress
+	}
+	m := f.model()
+	var res *metrics.Result
+	var runErr error
+	if f.segment.IsWhole() && agent.Log == nil {
+		res, runErr = load.Run(ctx, t, m, opts) // one machine: no segment, no log
+	} else {
+		res, runErr = split.Run(ctx, t, m, opts, agent)
+	}
+	if live != nil {
+		live.clear()
+	}
+	pprof.StopCPUProfile()
+	if res == nil {
 		code := 2 // bad input, found before any request
 		if ctx.Err() != nil {
 			code = 1 // interrupted while waiting for --start-at
 		}
 		return code, runErr
 	}
-	if hlogFile != nil {
-		if err := hlogFile.Close(); err != nil && runErr == nil {
-			runErr = fmt.Errorf("--hlog: %w", err)
-		}
+	if err := files.close(); err != nil && runErr == nil {
+		runErr = err
 	}
 	if f.jsonOut {
 		if err := writeResultJSON(stdout, res); err != nil {
@@ -382,19 +462,126 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	if runErr != nil {
 		return 1, runErr
 	}
-	return 0, nil
+	return thresholdsCode(res, stderr)
+}
+
+// thresholdsCode is 0 when every threshold passed, else exitThresholds
+// with the failed ones named on stderr.
+func thresholdsCode(res *metrics.Result, stderr io.Writer) (int, error) {
+	failed := res.FailedThresholds()
+	if len(failed) == 0 {
+		return 0, nil
+	}
+	names := make([]string, len(failed))
+	for i, tr := range failed {
+		names[i] = tr.Threshold.String() + " (" + tr.Measured() + ")"
+	}
+	fmt.Fprintf(stderr, "conclab: %d of %d thresholds failed: %s\n", len(failed), len(res.Thresholds), strings.Join(names, ", "))
+	return exitThresholds, nil
+}
+
+// options are the load.Options the flags ask for.
+func (f *loadFlags) options() (load.Options, error) {
+	opts := load.Options{
+		Timeout:           f.timeout,
+		GracefulStop:      f.grace,
+		AllowRemote:       f.allowRemote,
+		PhaseTimings:      f.phases,
+		NewConnPerRequest: f.newConn,
+		HTTP2:             f.http2,
+		Streams:           f.streams,
+		Strategy:          f.strategy,
+		Workload:          f.workload,
+		Labels:            map[string]string{},
+		MaxDuration:       f.maxDuration,
+		StartAt:           f.startAt,
+		Thresholds:        f.thresholdSpecs,
+		AbortOnFail:       f.abortOnFail,
+	}
+	if f.grace == 0 {
+		opts.GracefulStop = -1
+	}
+	for _, l := range f.labels {
+		k, v, ok := strings.Cut(l, "=")
+		if !ok || k == "" {
+			return opts, fmt.Errorf("--label %q: want KEY=VALUE", l)
+		}
+		opts.Labels[k] = v
+	}
+	if f.insecure || f.cacert != "" {
+		opts.TLS = &tls.Config{InsecureSkipVerify: f.insecure}
+		if f.cacert != "" {
+			pem, err := os.ReadFile(f.cacert)
+			if err != nil {
+				return opts, fmt.Errorf("--cacert: %w", err)
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return opts, fmt.Errorf("--cacert %s: no PEM certificate in it", f.cacert)
+			}
+			opts.TLS.RootCAs = pool
+		}
+	}
+	return opts, nil
+}
+
+// outputs are the files a run writes as it goes (--hlog, --out,
+// --cpuprofile): closed when it ends, removed when it never started.
+type outputs struct {
+	paths   []string
+	closers []io.Closer
+	done    bool
+}
+
+func (o *outputs) add(path string, c io.Closer) {
+	o.paths = append(o.paths, path)
+	o.closers = append(o.closers, c)
+}
+
+func (o *outputs) create(flag, path string) (*os.File, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	o.add(path, f)
+	return f, nil
+}
+
+// close closes every file; the first error is returned.
+func (o *outputs) close() error {
+	o.done = true
+	var first error
+	for i, c := range o.closers {
+		if err := c.Close(); err != nil && first == nil {
+			first = fmt.Errorf("%s: %w", o.paths[i], err)
+		}
+	}
+	return first
+}
+
+// abandon, unless close ran, closes and removes the files: nothing was
+// run, so there is nothing in them.
+func (o *outputs) abandon() {
+	if o.done {
+		return
+	}
+	for i, c := range o.closers {
+		c.Close()
+		os.Remove(o.paths[i])
+	}
 }
 
 // writeResultJSON writes the frames of a result as conclab load --json
-// does: summary, series, distribution, warnings, errors.
+// does: summary, series, distribution, thresholds, warnings, errors.
 func writeResultJSON(w io.Writer, res *metrics.Result) error {
 	out := struct {
 		Summary      *frame.Frame `json:"summary"`
 		Series       *frame.Frame `json:"series"`
 		Distribution *frame.Frame `json:"distribution"`
+		Thresholds   *frame.Frame `json:"thresholds"`
 		Warnings     []string     `json:"warnings"`
 		Errors       []string     `json:"errors"`
-	}{res.Summary(), res.Series(), res.Distribution(), nonNil(res.Warnings), nonNil(res.ErrorSamples)}
+	}{res.Summary(), res.Series(), res.Distribution(), res.ThresholdFrame(), nonNil(res.Warnings), nonNil(res.ErrorSamples)}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
 	if err := enc.Encode(out); err != nil {
@@ -428,44 +615,4 @@ func isTerminal(w io.Writer) bool {
 	}
 	_, err := unix.IoctlGetTermios(int(f.Fd()), getTermios)
 	return err == nil
-}
-
-// progressBar draws a one-line k6-style bar, redrawn in place.
-type progressBar struct {
-	mu    sync.Mutex
-	w     io.Writer
-	drawn bool
-}
-
-func (b *progressBar) update(p load.Progress) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	frac := -1.0
-	switch {
-	case p.Duration > 0:
-		frac = p.Elapsed.Seconds() / p.Duration.Seconds()
-	case p.Planned > 0:
-		frac = float64(p.Done) / float64(p.Planned)
-	}
-	const width = 30
-	bar := strings.Repeat("-", width)
-	if frac >= 0 {
-		frac = math.Min(frac, 1)
-		n := int(frac * width)
-		bar = strings.Repeat("=", n) + strings.Repeat("-", width-n)
-	}
-	rps := 0.0
-	if p.Elapsed > 0 {
-		rps = float64(p.Done) / p.Elapsed.Seconds()
-	}
-	fmt.Fprintf(b.w, "\r\033[K  [%s] %6.1fs  %d reqs  %d errors  %.0f/s", bar, p.Elapsed.Seconds(), p.Done, p.Errors, rps)
-	b.drawn = true
-}
-
-func (b *progressBar) clear() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.drawn {
-		fmt.Fprint(b.w, "\r\033[K")
-	}
 }

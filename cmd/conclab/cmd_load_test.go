@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/conclab/conclab/bench/load"
+	"github.com/conclab/conclab/bench/metrics"
 )
 
 func loadTestServer(t *testing.T) *httptest.Server {
@@ -129,7 +130,7 @@ func TestLoadCommandBadInput(t *testing.T) {
 		{"grace above the cap", []string{"load", srv.URL, "--grace", "1h"}, 2, "--grace must be in"},
 		{"zero iterations", []string{"load", srv.URL, "--iterations", "0"}, 2, "--iterations must be positive"},
 		{"iterations with rate", []string{"load", srv.URL, "--iterations", "3", "--rate", "10"}, 2, "--iterations applies to the closed model"},
-		{"bad segment", []string{"load", srv.URL, "--segment", "3/3"}, 2, "--segment: load: segment index must be in 0..2"},
+		{"bad segment", []string{"load", srv.URL, "--segment", "3/3"}, 2, "--segment: split: segment index must be in 0..2"},
 		{"bad segment form", []string{"load", srv.URL, "--segment", "half"}, 2, "want i/N"},
 		{"bad start-at", []string{"load", srv.URL, "--start-at", "soon"}, 2, "--start-at \"soon\": want an RFC 3339 time"},
 		{"start-at too far", []string{"load", srv.URL, "--start-at", "2099-01-01T00:00:00Z"}, 2, "more than 24h0m0s"},
@@ -148,6 +149,22 @@ func TestLoadCommandBadInput(t *testing.T) {
 		{"burst without n", []string{"load", srv.URL, "--burst"}, 2, "--burst needs -n"},
 		{"html in missing dir", []string{"load", srv.URL, "-n", "1", "--html", "/no/such/dir/r.html"}, 2, "--html /no/such/dir/r.html"},
 		{"refused", []string{"load", deadURL, "-n", "3"}, 1, "connection refused"},
+		{"bad threshold", []string{"load", srv.URL, "-n", "1", "--threshold", "p95"}, 2, `--threshold: metrics: threshold "p95": no operator`},
+		{"threshold count", []string{"load", srv.URL, "-n", "1", "--threshold", "errors<0.5"}, 2, "for a rate write errors<1%"},
+		{"abort without threshold", []string{"load", srv.URL, "-n", "1", "--abort-on-fail"}, 2, "--abort-on-fail needs --threshold"},
+		{"bad stage", []string{"load", srv.URL, "--stage", "30s"}, 2, `--stage: load: stage "30s": want DURATION:TARGET`},
+		{"stage with -d", []string{"load", srv.URL, "--stage", "1s:5", "-d", "1s"}, 2, "--stage sets the run's length"},
+		{"stage with -n", []string{"load", srv.URL, "--stage", "1s:5", "-n", "9"}, 2, "--stage sets the run's length"},
+		{"stages too long", []string{"load", srv.URL, "--stage", "8m:5", "--stage", "3m:0"}, 2, "the stages last 11m0s, above --max-duration 10m0s"},
+		{"stage above the cap", []string{"load", srv.URL, "--stage", "1s:200000"}, 2, "target must be at most 100000"},
+		{"rate stage above the cap", []string{"load", srv.URL, "--rate", "0", "--stage", "1s:1e9"}, 2, "target must be at most 1e+07"},
+		{"zero rate without stages", []string{"load", srv.URL, "--rate", "0"}, 2, "--rate must be a positive number"},
+		{"streams without http2", []string{"load", srv.URL, "--streams", "4"}, 2, "--streams needs --http2"},
+		{"too many streams", []string{"load", srv.URL, "--http2", "--streams", "5000"}, 2, "--streams must be in 1..1000"},
+		{"new-conn with http2", []string{"load", srv.URL, "--http2", "--new-conn"}, 2, "--new-conn applies to HTTP/1.1"},
+		{"out extension", []string{"load", srv.URL, "-n", "1", "--out", "r.txt"}, 2, "--out r.txt: want a .csv file"},
+		{"out in missing dir", []string{"load", srv.URL, "-n", "1", "--out", "/no/such/dir/r.csv"}, 2, "--out /no/such/dir/r.csv"},
+		{"missing cacert", []string{"load", srv.URL, "-n", "1", "--cacert", "/no/such.pem"}, 2, "--cacert"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -181,19 +198,56 @@ func TestLoadCommandHTML(t *testing.T) {
 	}
 }
 
-func TestLoadProgressBar(t *testing.T) {
+// The live view: on a terminal a panel redrawn in place and cleared at
+// the end; otherwise plain lines, at most one a second of the run.
+func TestLoadLiveView(t *testing.T) {
 	t.Parallel()
-	var buf bytes.Buffer
-	b := &progressBar{w: &buf}
-	b.update(load.Progress{Elapsed: 5 * time.Second, Duration: 10 * time.Second, Done: 500, Errors: 2})
-	b.clear()
-	got := buf.String()
-	for _, want := range []string{"[" + strings.Repeat("=", 15) + strings.Repeat("-", 15) + "]", "5.0s", "500 reqs", "2 errors", "100/s", "\r\033[K"} {
+	plan := load.Plan{Duration: 10 * time.Second, Gauge: "vus", Protocol: "HTTP/1.1", Interval: 500 * time.Millisecond,
+		Labels: map[string]string{"load": "50 VUs 10s"}}
+	feed := func(v *liveView) {
+		v.start(plan)
+		rec, err := metrics.NewRecorder(time.Unix(0, 0), metrics.Options{OnCut: v.interval})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := 1; k <= 6; k++ { // six intervals of 500 ms, k×100 requests of k ms
+			for i := 0; i < 100*k; i++ {
+				rec.Record(i, &metrics.Sample{Outcome: metrics.OK, Latency: time.Duration(k) * time.Millisecond})
+			}
+			rec.Record(0, &metrics.Sample{Outcome: metrics.Status5xx, Latency: time.Millisecond})
+			rec.Cut(time.Unix(0, 0).Add(time.Duration(k)*500*time.Millisecond), 50)
+			done := int64(50*k*(k+1) + k) // 100+200+...+100k requests and k errors so far
+			v.progress(load.Progress{Elapsed: time.Duration(k) * 500 * time.Millisecond, Duration: 10 * time.Second, Level: 50, Done: done, Errors: int64(k)})
+		}
+		v.clear()
+	}
+	var tty bytes.Buffer
+	v := &liveView{w: &tty, tty: true, title: "GET http://127.0.0.1/"}
+	feed(v)
+	got := tty.String()
+	for _, want := range []string{"[" + strings.Repeat("=", 9) + strings.Repeat("-", 21) + "]", "3.0s / 10s", "vus 50", "HTTP/1.1",
+		"rps      1202", "▂▃▅▆▇█", "p50 6.00ms", "p99 6.00ms", "requests 2106   errors 6 (0.28%)", "\033[4A\r\033[J"} {
 		if !strings.Contains(got, want) {
-			t.Errorf("bar %q lacks %q", got, want)
+			t.Errorf("panel lacks %q:\n%q", want, got)
 		}
 	}
-	if isTerminal(&buf) {
+	if !strings.HasSuffix(got, "\033[4A\r\033[J") {
+		t.Errorf("panel not cleared at the end: %q", got[max(0, len(got)-40):])
+	}
+
+	var plain bytes.Buffer
+	feed(&liveView{w: &plain, title: "GET http://127.0.0.1/"})
+	lines := strings.Split(strings.TrimSpace(plain.String()), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[0], "50 VUs 10s · HTTP/1.1") || strings.Contains(plain.String(), "\033") {
+		t.Fatalf("plain view: %q; want a heading and a line each second, no escapes", lines)
+	}
+	// Seconds 0–1: 100+200 requests and 2 errors in 1 s.
+	for _, want := range []string{"t=1.0s  rps=302  p50=2.00ms", "errors=2  requests=302  vus=50"} {
+		if !strings.Contains(lines[1], want) {
+			t.Errorf("first line %q lacks %q", lines[1], want)
+		}
+	}
+	if isTerminal(&plain) {
 		t.Errorf("a buffer is not a terminal")
 	}
 	if f, err := os.CreateTemp(t.TempDir(), "out"); err == nil {
@@ -201,6 +255,9 @@ func TestLoadProgressBar(t *testing.T) {
 			t.Errorf("a file is not a terminal")
 		}
 		f.Close()
+	}
+	if sparkline([]float64{0, 1, 2, 4, 8}) != "▁▂▃▅█" {
+		t.Errorf("sparkline = %q", sparkline([]float64{0, 1, 2, 4, 8}))
 	}
 }
 
@@ -269,6 +326,20 @@ func TestLoadSegmentsAndMerge(t *testing.T) {
 	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "data-conclab-chart") {
 		t.Errorf("merge --html: %v", err)
 	}
+	// Thresholds on the merged result: the whole run's 21 requests.
+	for _, tc := range []struct {
+		threshold string
+		code      int
+	}{{"count>=21", 0}, {"count>21", 99}} {
+		out.Reset()
+		errb.Reset()
+		if code := mainCode([]string{"merge", "--threshold", tc.threshold, logs[0], logs[1]}, &out, &errb); code != tc.code {
+			t.Errorf("merge --threshold %s: exit %d; want %d (%s)", tc.threshold, code, tc.code, errb.String())
+		}
+	}
+	if !strings.Contains(errb.String(), "count>21 (count=21)") {
+		t.Errorf("merge does not name the failed threshold: %q", errb.String())
+	}
 }
 
 func TestMergeBadInput(t *testing.T) {
@@ -290,6 +361,7 @@ func TestMergeBadInput(t *testing.T) {
 		{[]string{"merge", running, "--html", "/no/such/dir/x.html"}, 2, "--html"},
 		{[]string{"merge", filepath.Join(dir, "missing.hlog"), "--wait", "600ms"}, 1, "no log at"},
 		{[]string{"merge", running}, 1, "no requests"},
+		{[]string{"merge", running, "--threshold", "p95<<1"}, 2, "--threshold"},
 	} {
 		var out, errb bytes.Buffer
 		code := mainCode(tc.args, &out, &errb)
@@ -303,5 +375,154 @@ func TestMergeBadInput(t *testing.T) {
 	mainCode([]string{"merge", running, "--wait", "700ms"}, &out, &errb)
 	if d := time.Since(t0); d < 700*time.Millisecond || d > 10*time.Second || !strings.Contains(errb.String(), "still incomplete") {
 		t.Errorf("--wait on an incomplete log: %v, stderr %q", d, errb.String())
+	}
+}
+
+// slowServer answers after d, with a 500 to every request when failing.
+func slowServer(t *testing.T, d time.Duration, failing bool) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(d)
+		if failing {
+			http.Error(w, "no", 500)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// A failing threshold exits 99 and names it; passing ones exit 0; with
+// --abort-on-fail a doomed run stops early, and still exits 99.
+func TestLoadThresholdsExit(t *testing.T) {
+	t.Parallel()
+	slow := slowServer(t, 20*time.Millisecond, false)
+	failing := slowServer(t, time.Millisecond, true)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string
+		stderr string
+	}{
+		{"fails", []string{"load", slow.URL, "-c", "4", "-n", "40", "--threshold", "p95<5ms", "--threshold", "p95<2s"}, 99,
+			[]string{"thresholds..................: 1 of 2 FAILED", "✗ p95<5ms", "✓ p95<2s"}, "1 of 2 thresholds failed: p95<5ms (p(95)="},
+		{"passes", []string{"load", slow.URL, "-c", "4", "-n", "40", "--threshold", "p95<2s", "--threshold", "errors<1%"}, 0,
+			[]string{"thresholds..................: all passed"}, ""},
+		{"aborts", []string{"load", failing.URL, "-c", "2", "-n", "5000", "--threshold", "errors<3", "--abort-on-fail"}, 99,
+			[]string{"stopped the run: certain to fail", "WARN stopped early: threshold errors<3 is certain to fail"}, "errors<3 (errors="},
+		{"json", []string{"load", slow.URL, "-c", "2", "-n", "10", "--threshold", "p99<1ms", "--json"}, 99,
+			[]string{`"thresholds": {`, `"name": "thresholds_failed"`}, "p99<1ms"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var out, errb bytes.Buffer
+			code := mainCode(tc.args, &out, &errb)
+			if code != tc.code || !strings.Contains(errb.String(), tc.stderr) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q\n%s", code, errb.String(), tc.code, tc.stderr, out.String())
+			}
+			for _, w := range tc.stdout {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out.String())
+				}
+			}
+		})
+	}
+}
+
+// --stage ramps: the series shows each held stage's level; an open ramp
+// (--rate 0 --stage) sends (or drops) exactly its integral.
+func TestLoadStages(t *testing.T) {
+	t.Parallel()
+	srv := loadTestServer(t)
+	series := func(args ...string) (map[string]float64, []map[string]any) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		if code := mainCode(append([]string{"load", srv.URL, "--json"}, args...), &out, &errb); code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		var doc struct {
+			Summary, Series struct {
+				Columns []struct{ Name string }
+				Rows    [][]any
+			}
+		}
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		sum := map[string]float64{}
+		for i, c := range doc.Summary.Columns {
+			if v, ok := doc.Summary.Rows[0][i].(float64); ok {
+				sum[c.Name] = v
+			}
+		}
+		var rows []map[string]any
+		for _, r := range doc.Series.Rows {
+			row := map[string]any{}
+			for i, c := range doc.Series.Columns {
+				row[c.Name] = r[i]
+			}
+			rows = append(rows, row)
+		}
+		return sum, rows
+	}
+	sum, rows := series("--stage", "200ms:3", "--stage", "800ms:3", "--think", "10ms")
+	held := 0
+	for _, r := range rows {
+		end := r["t_s"].(float64) + r["interval_s"].(float64)
+		if end >= 0.3 && end <= 0.9 {
+			held++
+			if r["vus"] != 3.0 {
+				t.Errorf("row ending at %.2fs: vus %v; want the held 3", end, r["vus"])
+			}
+		}
+	}
+	if held == 0 || sum["count"] == 0 {
+		t.Errorf("no row in the held stage, or no request: %v", rows)
+	}
+	sum, _ = series("--rate", "0", "--stage", "300ms:100", "--stage", "300ms:100")
+	if sum["count"]+sum["dropped"] != 45 {
+		t.Errorf("open ramp: %v sent + %v dropped; want 15 + 30 = 45 arrivals", sum["count"], sum["dropped"])
+	}
+}
+
+// --http2 against an h2c server says h2c and counts the connections;
+// --out writes a row per request.
+func TestLoadHTTP2AndOut(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor != 2 {
+			http.Error(w, "want HTTP/2", 400)
+		}
+	}))
+	srv.Config.Protocols = new(http.Protocols)
+	srv.Config.Protocols.SetHTTP1(true)
+	srv.Config.Protocols.SetUnencryptedHTTP2(true)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	csvPath := filepath.Join(t.TempDir(), "requests.csv")
+	var out, errb bytes.Buffer
+	if code := mainCode([]string{"load", srv.URL, "--http2", "-c", "6", "--streams", "3", "-n", "120", "--out", csvPath}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, w := range []string{"protocol: h2c · 2 connections · 120 streams", "0.00% 0 out of 120"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("summary lacks %q:\n%s", w, out.String())
+		}
+	}
+	b, err := os.ReadFile(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 121 || !strings.HasPrefix(lines[0], "intended_unix_ns,") || strings.Count(string(b), ",200,ok,") != 120 {
+		t.Errorf("--out: %d lines; want a header and 120 rows of 200s:\n%s", len(lines), strings.Join(lines[:min(3, len(lines))], "\n"))
+	}
+	// A run that never starts leaves no file behind.
+	bad := filepath.Join(t.TempDir(), "r.csv")
+	if code := mainCode([]string{"load", "http://192.0.2.1/", "-n", "1", "--out", bad}, &out, &errb); code != 2 {
+		t.Errorf("exit %d", code)
+	}
+	if _, err := os.Stat(bad); err == nil {
+		t.Errorf("--out file left behind by a run that never started")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/conclab/conclab/bench/load/split"
 	"github.com/conclab/conclab/bench/metrics"
 )
 
@@ -17,14 +18,16 @@ func init() {
 	register(command{name: "merge", summary: "combine HdrHistogram interval logs (load --hlog) into one summary", run: runMerge})
 }
 
-const mergeUsage = `usage: conclab merge FILE... [--json | --html FILE] [--wait DUR]
+const mergeUsage = `usage: conclab merge FILE... [--json | --html FILE] [--wait DUR] [--threshold EXPR]...
 
 Combines HdrHistogram interval logs — written by 'conclab load --hlog' on one
 or many machines (e.g. the segments of one run, --segment i/N), or by any
 HdrHistogram log writer — into the summary a single run prints: counts and
 errors summed exactly, percentiles from the merged histogram. --json writes
 the summary, series and distribution frames as 'conclab load --json' does;
---html writes the same report page as 'conclab load --html'.
+--html writes the same report page as 'conclab load --html'. --threshold
+(repeatable, as 'conclab load' takes it) is checked on the merged result: the
+whole run's percentiles and counts; a failed one exits 99.
 
 flags:
 `
@@ -38,6 +41,8 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	jsonOut := fs.Bool("json", false, "write the summary, series and distribution frames as JSON to stdout")
 	html := fs.String("html", "", "write an HTML report to FILE")
 	wait := fs.Duration("wait", 0, "wait up to DUR for every FILE to exist and be complete (its agent finished), then merge what is there")
+	var thresholdSpecs multiFlag
+	fs.Var(&thresholdSpecs, "threshold", "pass/fail criterion on the merged result (repeatable), as conclab load takes it: 'p95<200ms', 'errors<1%', 'rps>500'; a failed one exits 99")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, mergeUsage)
 		fs.PrintDefaults()
@@ -70,6 +75,10 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 			return 2, err
 		}
 	}
+	thresholds, err := metrics.ParseThresholds(thresholdSpecs...)
+	if err != nil {
+		return 2, fmt.Errorf("--threshold: %w", err)
+	}
 	if *wait > 0 {
 		if err := waitComplete(ctx, files, *wait, stderr); err != nil {
 			return 1, err
@@ -80,9 +89,12 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 			return 2, err
 		}
 	}
-	res, err := metrics.MergeHlogFiles(files...)
+	res, err := split.MergeFiles(files...)
 	if err != nil {
 		return 2, err
+	}
+	if len(thresholds) > 0 {
+		res.CheckThresholds(thresholds...)
 	}
 	heading := fmt.Sprintf("merged %d logs: %s", len(files), strings.Join(files, ", "))
 	if *jsonOut {
@@ -100,7 +112,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if res.Count() == 0 {
 		return 1, errors.New("the logs hold no requests")
 	}
-	return 0, nil
+	return thresholdsCode(res, stderr)
 }
 
 // waitComplete waits until every file exists and ends with a conclab
@@ -140,7 +152,7 @@ func waitComplete(ctx context.Context, files []string, d time.Duration, stderr i
 
 // logState is "missing", "running" (no closing totals yet) or "done".
 func logState(path string) string {
-	done, err := metrics.HlogComplete(path)
+	done, err := split.Complete(path)
 	switch {
 	case err != nil:
 		return "missing"

@@ -36,7 +36,15 @@ Executed notebooks are written with --out DIR or --inplace (through symlinks,
 atomically); HTML reports with --html DIR. With neither --out nor --inplace
 the input files are not touched. Flags may come before or after the paths.
 
+-p NAME VALUE (repeatable) sets a parameter for the run, as papermill's -p
+does: the notebook's cell tagged "parameters" declares it as a variable
+(vus := 20, think := time.Second), and a cell tagged "injected-parameters"
+after it sets the value, converted to the variable's type (-p vus 40,
+-p think 500ms, -p quick true, -p sizes '[1,10]').
+
 flags:
+  -p NAME VALUE
+    	set the parameter NAME to VALUE for this run (repeatable)
 `
 
 // runNotebooks is `conclab run`. It returns 0 when every notebook ran without
@@ -53,6 +61,11 @@ func runNotebooks(ctx context.Context, args []string, _, stderr io.Writer) (int,
 	fs.Usage = func() {
 		fmt.Fprint(stderr, runUsage)
 		fs.PrintDefaults()
+	}
+	args, params, perr := parameterArgs(args)
+	if perr != nil {
+		fmt.Fprintf(stderr, "conclab run: %v\n", perr)
+		return 2, nil
 	}
 	var paths []string
 	for rest := args; ; {
@@ -78,6 +91,9 @@ func runNotebooks(ctx context.Context, args []string, _, stderr io.Writer) (int,
 		return 2, nil
 	case *timeout <= 0:
 		fmt.Fprintln(stderr, "conclab run: --timeout must be positive")
+		return 2, nil
+	case *inplace && len(params) > 0:
+		fmt.Fprintln(stderr, "conclab run: -p with --inplace would write the parameters into the source notebook; write the run elsewhere with --out DIR")
 		return 2, nil
 	}
 	files, err := notebookFiles(paths)
@@ -114,7 +130,7 @@ func runNotebooks(ctx context.Context, args []string, _, stderr io.Writer) (int,
 			continue
 		}
 		if err := runOne(ctx, f, runConfig{html: *htmlDir, out: *outDir, inplace: *inplace,
-			timeout: *timeout, allowErrors: *allowErrors}, stderr); err != nil {
+			timeout: *timeout, allowErrors: *allowErrors, params: params}, stderr); err != nil {
 			fmt.Fprintf(stderr, "FAIL %v\n", err)
 			failed = append(failed, err.Error())
 		}
@@ -139,6 +155,7 @@ type runConfig struct {
 	inplace     bool
 	timeout     time.Duration
 	allowErrors bool
+	params      []notebook.Parameter
 }
 
 // runOne executes one notebook and writes its outputs. The executed notebook
@@ -150,6 +167,9 @@ func runOne(ctx context.Context, path string, cfg runConfig, stderr io.Writer) e
 		return err
 	}
 	if err := nb.CheckLanguage(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := nb.SetParameters(cfg.params); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	fmt.Fprintf(stderr, "== %s (%d cells)\n", path, len(nb.Cells))
@@ -195,6 +215,27 @@ func runOne(ctx context.Context, path string, cfg runConfig, stderr io.Writer) e
 	}
 	fmt.Fprintf(stderr, "ok %s (%s)\n", path, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// parameterArgs takes the -p NAME VALUE triples (also --p, -parameters,
+// --parameters) out of args, up to a "--", and returns the other arguments
+// and the parameters in order.
+func parameterArgs(args []string) (rest []string, ps []notebook.Parameter, err error) {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; a {
+		case "--":
+			return append(rest, args[i:]...), ps, nil
+		case "-p", "--p", "-parameters", "--parameters":
+			if i+2 >= len(args) {
+				return nil, nil, fmt.Errorf("%s needs a name and a value: %s NAME VALUE", a, a)
+			}
+			ps = append(ps, notebook.Parameter{Name: args[i+1], Text: args[i+2]})
+			i += 2
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return rest, ps, nil
 }
 
 // notebookFiles expands paths: files are taken as given (they must exist),

@@ -106,7 +106,7 @@ func TestServeList(t *testing.T) {
 		}
 	}
 	// Each line describes its family's configuration.
-	for _, line := range []string{"/async-block: uvicorn 1w, async def, 8 CPUs\n", "flask 2w x 5t: gunicorn 2w x 5t, def\n", "bounded 10: bounded 10\n"} {
+	for _, line := range []string{"/async-block: uvicorn 1w, limiter 40, async def, io block, 8 CPUs\n", "flask 2w x 5t: gunicorn 2w x 5t, def\n", "bounded 10: bounded 10\n"} {
 		if !strings.Contains(out.String(), line) {
 			t.Errorf("--list lacks the line %q:\n%s", line, out.String())
 		}

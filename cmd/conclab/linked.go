@@ -5,6 +5,7 @@ import (
 	"github.com/conclab/conclab/internal/symbols"
 	"github.com/conclab/conclab/kernel/eval"
 	"github.com/conclab/conclab/notebook"
+	"github.com/conclab/conclab/widgets"
 )
 
 // The command is where the lab is put together: the interpreter (kernel and
@@ -16,9 +17,22 @@ import (
 // the standard library.
 var labSymbols = eval.Symbols{Packages: symbols.Symbols, Docs: symbols.Docs}
 
-// newChartPage starts a notebook's chart page: its first chart output
-// carries the ECharts library.
-func newChartPage() { charts.ResetPage() }
+// newPage starts a notebook's page: its first chart output carries the
+// ECharts library, and no widget of an earlier notebook is left.
+func newPage() {
+	charts.ResetPage()
+	widgets.CloseAll()
+}
+
+// widgetMetadata is the widgets' state for the executed notebook's
+// metadata, as nbclient saves it: front ends and nbconvert draw the widget
+// views of its outputs from it.
+func widgetMetadata() map[string]any {
+	if st := widgets.NotebookState(); st != nil {
+		return map[string]any{"widgets": st}
+	}
+	return nil
+}
 
 // echartsAsset puts the ECharts library in the head of an exported page
 // whose outputs have charts but no library (outputs written by another
@@ -43,5 +57,5 @@ func htmlOptions() notebook.HTMLOptions {
 // runnerOptions are the options every notebook run of the command starts
 // from, in the process that runs the cells.
 func runnerOptions() notebook.Options {
-	return notebook.Options{Symbols: labSymbols, NewPage: newChartPage}
+	return notebook.Options{Symbols: labSymbols, NewPage: newPage, Metadata: widgetMetadata}
 }

@@ -24,38 +24,50 @@ func init() {
 		"MaxConcurrency":       reflect.ValueOf(constant.MakeFromLiteral("100000", token.INT, 0)),
 		"MaxRate":              reflect.ValueOf(constant.MakeFromLiteral("10000000", token.INT, 0)),
 		"MaxStartDelay":        reflect.ValueOf(load.MaxStartDelay),
+		"MaxStreams":           reflect.ValueOf(constant.MakeFromLiteral("1000", token.INT, 0)),
 		"NewPoissonPacer":      reflect.ValueOf(load.NewPoissonPacer),
-		"NewSegment":           reflect.ValueOf(load.NewSegment),
-		"ParseSegment":         reflect.ValueOf(load.ParseSegment),
+		"ParseStage":           reflect.ValueOf(load.ParseStage),
+		"ParseStages":          reflect.ValueOf(load.ParseStages),
 		"Run":                  reflect.ValueOf(load.Run),
 
 		// type definitions
 		"Burst":         reflect.ValueOf((*load.Burst)(nil)),
+		"Bursts":        reflect.ValueOf((*load.Bursts)(nil)),
 		"Closed":        reflect.ValueOf((*load.Closed)(nil)),
 		"ConstantPacer": reflect.ValueOf((*load.ConstantPacer)(nil)),
 		"File":          reflect.ValueOf((*load.File)(nil)),
+		"Idle":          reflect.ValueOf((*load.Idle)(nil)),
 		"Model":         reflect.ValueOf((*load.Model)(nil)),
 		"Open":          reflect.ValueOf((*load.Open)(nil)),
 		"Options":       reflect.ValueOf((*load.Options)(nil)),
 		"Pacer":         reflect.ValueOf((*load.Pacer)(nil)),
+		"Plan":          reflect.ValueOf((*load.Plan)(nil)),
+		"Planner":       reflect.ValueOf((*load.Planner)(nil)),
 		"PoissonPacer":  reflect.ValueOf((*load.PoissonPacer)(nil)),
 		"Progress":      reflect.ValueOf((*load.Progress)(nil)),
-		"Segment":       reflect.ValueOf((*load.Segment)(nil)),
+		"RampingRate":   reflect.ValueOf((*load.RampingRate)(nil)),
+		"RampingVUs":    reflect.ValueOf((*load.RampingVUs)(nil)),
+		"Request":       reflect.ValueOf((*load.Request)(nil)),
 		"Sequential":    reflect.ValueOf((*load.Sequential)(nil)),
 		"Stage":         reflect.ValueOf((*load.Stage)(nil)),
 		"StagesPacer":   reflect.ValueOf((*load.StagesPacer)(nil)),
+		"StagesVUs":     reflect.ValueOf((*load.StagesVUs)(nil)),
 		"Target":        reflect.ValueOf((*load.Target)(nil)),
+		"VUSchedule":    reflect.ValueOf((*load.VUSchedule)(nil)),
 
 		// interface wrapper definitions
-		"_Model": reflect.ValueOf((*_github_com_conclab_conclab_bench_load_Model)(nil)),
-		"_Pacer": reflect.ValueOf((*_github_com_conclab_conclab_bench_load_Pacer)(nil)),
+		"_Model":      reflect.ValueOf((*_github_com_conclab_conclab_bench_load_Model)(nil)),
+		"_Pacer":      reflect.ValueOf((*_github_com_conclab_conclab_bench_load_Pacer)(nil)),
+		"_Planner":    reflect.ValueOf((*_github_com_conclab_conclab_bench_load_Planner)(nil)),
+		"_VUSchedule": reflect.ValueOf((*_github_com_conclab_conclab_bench_load_VUSchedule)(nil)),
 	}
 }
 
 // _github_com_conclab_conclab_bench_load_Model is an interface wrapper for Model type
 type _github_com_conclab_conclab_bench_load_Model struct {
-	IValue  interface{}
-	WString func() string
+	IValue    interface{}
+	WString   func() string
+	WValidate func() error
 }
 
 func (W _github_com_conclab_conclab_bench_load_Model) String() string {
@@ -63,6 +75,9 @@ func (W _github_com_conclab_conclab_bench_load_Model) String() string {
 		return ""
 	}
 	return W.WString()
+}
+func (W _github_com_conclab_conclab_bench_load_Model) Validate() error {
+	return W.WValidate()
 }
 
 // _github_com_conclab_conclab_bench_load_Pacer is an interface wrapper for Pacer type
@@ -77,4 +92,32 @@ func (W _github_com_conclab_conclab_bench_load_Pacer) Pace(elapsed time.Duration
 }
 func (W _github_com_conclab_conclab_bench_load_Pacer) Rate(elapsed time.Duration) float64 {
 	return W.WRate(elapsed)
+}
+
+// _github_com_conclab_conclab_bench_load_Planner is an interface wrapper for Planner type
+type _github_com_conclab_conclab_bench_load_Planner struct {
+	IValue interface{}
+	WPlan  func() (duration time.Duration, hits int64)
+}
+
+func (W _github_com_conclab_conclab_bench_load_Planner) Plan() (duration time.Duration, hits int64) {
+	return W.WPlan()
+}
+
+// _github_com_conclab_conclab_bench_load_VUSchedule is an interface wrapper for VUSchedule type
+type _github_com_conclab_conclab_bench_load_VUSchedule struct {
+	IValue    interface{}
+	WDuration func() time.Duration
+	WMax      func() int
+	WVUs      func(elapsed time.Duration) (n int, done bool)
+}
+
+func (W _github_com_conclab_conclab_bench_load_VUSchedule) Duration() time.Duration {
+	return W.WDuration()
+}
+func (W _github_com_conclab_conclab_bench_load_VUSchedule) Max() int {
+	return W.WMax()
+}
+func (W _github_com_conclab_conclab_bench_load_VUSchedule) VUs(elapsed time.Duration) (n int, done bool) {
+	return W.WVUs(elapsed)
 }

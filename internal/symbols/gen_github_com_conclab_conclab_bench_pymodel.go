@@ -60,7 +60,6 @@ func init() {
 		"Seq":                   reflect.ValueOf(pymodel.Seq),
 		"Sleep":                 reflect.ValueOf(pymodel.Sleep),
 		"SpoolMax":              reflect.ValueOf(constant.MakeFromLiteral("1048576", token.INT, 0)),
-		"SpoolPieces":           reflect.ValueOf(constant.MakeFromLiteral("8", token.INT, 0)),
 		"SpooledBody":           reflect.ValueOf(pymodel.SpooledBody),
 		"StepPhase":             reflect.ValueOf(pymodel.StepPhase),
 		"TaskLane":              reflect.ValueOf(constant.MakeFromLiteral("\"asyncio tasks\"", token.STRING, 0)),

@@ -17,6 +17,7 @@ func init() {
 		// function, constant and variable definitions
 		"AcceptBalanced":  reflect.ValueOf(constant.MakeFromLiteral("\"balanced\"", token.STRING, 0)),
 		"AcceptGreedy":    reflect.ValueOf(constant.MakeFromLiteral("\"greedy\"", token.STRING, 0)),
+		"AcceptReusePort": reflect.ValueOf(constant.MakeFromLiteral("\"reuseport\"", token.STRING, 0)),
 		"HeaderQueueMs":   reflect.ValueOf(constant.MakeFromLiteral("\"X-Queue-Ms\"", token.STRING, 0)),
 		"HeaderServiceMs": reflect.ValueOf(constant.MakeFromLiteral("\"X-Service-Ms\"", token.STRING, 0)),
 		"HealthPath":      reflect.ValueOf(constant.MakeFromLiteral("\"/health\"", token.STRING, 0)),

@@ -14,6 +14,8 @@ func init() {
 		// function, constant and variable definitions
 		"Any":                reflect.ValueOf(display.Any),
 		"Auto":               reflect.ValueOf(display.Auto),
+		"Capture":            reflect.ValueOf(display.Capture),
+		"CaptureStream":      reflect.ValueOf(display.CaptureStream),
 		"Clear":              reflect.ValueOf(display.Clear),
 		"ClearOutput":        reflect.ValueOf(display.ClearOutput),
 		"Display":            reflect.ValueOf(display.Display),
@@ -47,14 +49,17 @@ func init() {
 		"PDF":                reflect.ValueOf(display.PDF),
 		"PNG":                reflect.ValueOf(display.PNG),
 		"Progress":           reflect.ValueOf(display.Progress),
+		"Release":            reflect.ValueOf(display.Release),
 		"Render":             reflect.ValueOf(display.Render),
 		"SVG":                reflect.ValueOf(display.SVG),
+		"SetFlusher":         reflect.ValueOf(display.SetFlusher),
 		"SetPublisher":       reflect.ValueOf(display.SetPublisher),
 		"Show":               reflect.ValueOf(display.Show),
 		"Text":               reflect.ValueOf(display.Text),
 		"Update":             reflect.ValueOf(display.Update),
 
 		// type definitions
+		"Capturer":       reflect.ValueOf((*display.Capturer)(nil)),
 		"Data":           reflect.ValueOf((*display.Data)(nil)),
 		"Format":         reflect.ValueOf((*display.Format)(nil)),
 		"HTMLer":         reflect.ValueOf((*display.HTMLer)(nil)),
@@ -73,6 +78,7 @@ func init() {
 		"SimpleRenderer": reflect.ValueOf((*display.SimpleRenderer)(nil)),
 
 		// interface wrapper definitions
+		"_Capturer":       reflect.ValueOf((*_github_com_conclab_conclab_display_Capturer)(nil)),
 		"_HTMLer":         reflect.ValueOf((*_github_com_conclab_conclab_display_HTMLer)(nil)),
 		"_JPEGer":         reflect.ValueOf((*_github_com_conclab_conclab_display_JPEGer)(nil)),
 		"_JSONer":         reflect.ValueOf((*_github_com_conclab_conclab_display_JSONer)(nil)),
@@ -86,6 +92,32 @@ func init() {
 		"_SVGer":          reflect.ValueOf((*_github_com_conclab_conclab_display_SVGer)(nil)),
 		"_SimpleRenderer": reflect.ValueOf((*_github_com_conclab_conclab_display_SimpleRenderer)(nil)),
 	}
+}
+
+// _github_com_conclab_conclab_display_Capturer is an interface wrapper for Capturer type
+type _github_com_conclab_conclab_display_Capturer struct {
+	IValue   interface{}
+	WClear   func(wait bool) error
+	WDisplay func(d display.Data) error
+	WOwns    func(displayID string) bool
+	WStream  func(name string, text string) error
+	WUpdate  func(id string, d display.Data) error
+}
+
+func (W _github_com_conclab_conclab_display_Capturer) Clear(wait bool) error {
+	return W.WClear(wait)
+}
+func (W _github_com_conclab_conclab_display_Capturer) Display(d display.Data) error {
+	return W.WDisplay(d)
+}
+func (W _github_com_conclab_conclab_display_Capturer) Owns(displayID string) bool {
+	return W.WOwns(displayID)
+}
+func (W _github_com_conclab_conclab_display_Capturer) Stream(name string, text string) error {
+	return W.WStream(name, text)
+}
+func (W _github_com_conclab_conclab_display_Capturer) Update(id string, d display.Data) error {
+	return W.WUpdate(id, d)
 }
 
 // _github_com_conclab_conclab_display_HTMLer is an interface wrapper for HTMLer type

@@ -10,9 +10,12 @@ import (
 func init() {
 	Symbols["github.com/conclab/conclab/kernel/cell/cell"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Context":    reflect.ValueOf(cell.Context),
-		"Session":    reflect.ValueOf(cell.Session),
-		"Set":        reflect.ValueOf(cell.Set),
-		"SetSession": reflect.ValueOf(cell.SetSession),
+		"Context":     reflect.ValueOf(cell.Context),
+		"Interrupted": reflect.ValueOf(cell.Interrupted),
+		"OnInterrupt": reflect.ValueOf(cell.OnInterrupt),
+		"Running":     reflect.ValueOf(cell.Running),
+		"Session":     reflect.ValueOf(cell.Session),
+		"Set":         reflect.ValueOf(cell.Set),
+		"SetSession":  reflect.ValueOf(cell.SetSession),
 	}
 }

@@ -4,28 +4,26 @@ package symbols
 
 import (
 	"github.com/conclab/conclab/lab"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
 func init() {
 	Symbols["github.com/conclab/conclab/lab/lab"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Agree":         reflect.ValueOf(lab.Agree),
-		"AtLeast":       reflect.ValueOf(lab.AtLeast),
-		"AtMost":        reflect.ValueOf(lab.AtMost),
-		"Between":       reflect.ValueOf(lab.Between),
-		"Equal":         reflect.ValueOf(lab.Equal),
-		"Frame":         reflect.ValueOf(lab.Frame),
-		"Less":          reflect.ValueOf(lab.Less),
-		"ModelVsReal":   reflect.ValueOf(lab.ModelVsReal),
-		"ModelVsRealOf": reflect.ValueOf(lab.ModelVsRealOf),
-		"Run":           reflect.ValueOf(lab.Run),
-		"Shape":         reflect.ValueOf(lab.Shape),
-		"Slowest":       reflect.ValueOf(lab.Slowest),
-		"True":          reflect.ValueOf(lab.True),
+		"Agree":             reflect.ValueOf(lab.Agree),
+		"CPUTolerance":      reflect.ValueOf(constant.MakeFromLiteral("0.25", token.FLOAT, 0)),
+		"DefaultTryColumns": reflect.ValueOf(&lab.DefaultTryColumns).Elem(),
+		"Lanes":             reflect.ValueOf(lab.Lanes),
+		"ModelVsReal":       reflect.ValueOf(lab.ModelVsReal),
+		"ModelVsRealOf":     reflect.ValueOf(lab.ModelVsRealOf),
+		"Run":               reflect.ValueOf(lab.Run),
+		"SleepTolerance":    reflect.ValueOf(constant.MakeFromLiteral("0.1000000000000000000013552527156068805425093160010874271392822266", token.FLOAT, 0)),
+		"TryIt":             reflect.ValueOf(lab.TryIt),
 
 		// type definitions
 		"Agreement": reflect.ValueOf((*lab.Agreement)(nil)),
-		"Check":     reflect.ValueOf((*lab.Check)(nil)),
+		"Try":       reflect.ValueOf((*lab.Try)(nil)),
 	}
 }

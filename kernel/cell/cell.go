@@ -22,6 +22,8 @@ var (
 	mu      sync.RWMutex
 	cur     context.Context = context.Background()
 	session string
+	begun   uint64 // cells begun (Set calls)
+	depth   int    // Set calls not yet restored
 )
 
 // Context returns the context of the cell currently (or most recently)
@@ -39,12 +41,65 @@ func Set(ctx context.Context) (restore func()) {
 	mu.Lock()
 	prev := cur
 	cur = ctx
+	begun++
+	depth++
 	mu.Unlock()
+	var once sync.Once
 	return func() {
-		mu.Lock()
-		cur = prev
-		mu.Unlock()
+		once.Do(func() {
+			mu.Lock()
+			cur = prev
+			depth--
+			mu.Unlock()
+		})
 	}
+}
+
+var (
+	intrMu    sync.Mutex
+	intrNext  int
+	listeners = map[int]func(){}
+)
+
+// OnInterrupt calls f whenever the user interrupts the kernel (the
+// interrupt button, interrupt_request, SIGINT), whether or not a cell is
+// running — for work started outside cells, such as a widget's run — and
+// at shutdown. f must return quickly. The returned function stops the
+// calls.
+func OnInterrupt(f func()) (remove func()) {
+	intrMu.Lock()
+	intrNext++
+	id := intrNext
+	listeners[id] = f
+	intrMu.Unlock()
+	return func() {
+		intrMu.Lock()
+		delete(listeners, id)
+		intrMu.Unlock()
+	}
+}
+
+// Interrupted calls the OnInterrupt functions. It is called by the kernel,
+// not by cells.
+func Interrupted() {
+	intrMu.Lock()
+	fs := make([]func(), 0, len(listeners))
+	for _, f := range listeners {
+		fs = append(fs, f)
+	}
+	intrMu.Unlock()
+	for _, f := range fs {
+		f()
+	}
+}
+
+// Running reports whether a cell is executing now, and how many cells have
+// begun executing in this process (while one runs, its number). Display
+// captures use it to leave a cell's outputs to the cell (display.Capture).
+func Running() (n uint64, running bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	return begun, depth > 0
 }
 
 // Session returns the front-end session of the cell currently (or most

@@ -28,3 +28,24 @@ func ExampleSession() {
 	// f3b1c0de
 	// true
 }
+
+func ExampleRunning() {
+	_, before := cell.Running()
+	restore := cell.Set(context.Background()) // a cell begins
+	n1, during := cell.Running()
+	restore()
+	restore() // restoring twice is harmless
+	n2, after := cell.Running()
+	fmt.Println(before, during, after, n2 == n1)
+	// Output:
+	// false true false true
+}
+
+func ExampleOnInterrupt() {
+	stop := cell.OnInterrupt(func() { fmt.Println("stopping the background work") })
+	cell.Interrupted() // done by the kernel at an interrupt
+	stop()
+	cell.Interrupted()
+	// Output:
+	// stopping the background work
+}

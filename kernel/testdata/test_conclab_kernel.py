@@ -1,8 +1,9 @@
-"""Jupyter's conformance suite (jupyter_kernel_test) against the conclab kernel.
+"""Jupyter's conformance suite (jupyter_kernel_test 0.7) against the conclab kernel.
 
 Run with ../../.venv/bin/python -m unittest -v test_conclab_kernel, after
 `conclab install --prefix DIR` and with JUPYTER_PATH=DIR/share/jupyter.
-Every test method of the suite has a non-empty sample, so none is skipped.
+Every test method of the suite has a non-empty sample, so none is skipped;
+IopubWelcomeTests runs with support_iopub_welcome (protocol 5.5's XPUB IOPub).
 The samples import the packages they use, several of them the same ones
 ("fmt", "os", "display"): the suite runs them all in one kernel, so each
 re-import must be a no-op.
@@ -53,6 +54,21 @@ class ConclabKernelTests(jupyter_kernel_test.KernelTests):
     code_inspect_sample = "strings.ToUpper"
 
     code_clear_output = 'import "github.com/conclab/conclab/display"\ndisplay.Clear(true)'
+
+    def test_kernel_info_5_5(self):
+        """Protocol 5.5's kernel_info: the version, and supported_features
+        (a list: optional features the kernel really serves)."""
+        self.flush_channels()
+        self.kc.kernel_info()
+        reply = self.kc.get_shell_msg(timeout=jupyter_kernel_test.TIMEOUT)
+        self.assertEqual(reply["header"]["version"], "5.5")
+        self.assertEqual(reply["content"]["protocol_version"], "5.5")
+        self.assertIsInstance(reply["content"]["supported_features"], list)
+
+
+class ConclabIopubWelcomeTests(jupyter_kernel_test.IopubWelcomeTests):
+    kernel_name = "conclab"
+    support_iopub_welcome = True
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Behaviour of the conclab kernel through jupyter_client that the
 conformance suite does not cover: interrupt by message and by SIGINT with
-state kept, output streamed while a cell runs, stdin input_request, restart.
+state kept, output streamed while a cell runs, stdin input_request, restart,
+kernel_info on the control channel while a long cell runs (protocol 5.5).
 
 Run with ../../.venv/bin/python -m unittest -v test_kernel_behaviour (conclab
 kernelspec on JUPYTER_PATH).
@@ -85,6 +86,34 @@ class KernelBehaviour(unittest.TestCase):
         msgs = self.iopub_until_idle(msg_id)
         results = [m["content"]["data"]["text/plain"] for _, m in msgs if m["msg_type"] == "execute_result"]
         self.assertEqual(results, ["GOPHER\n"])
+
+    def test_kernel_info_on_control_while_cell_runs(self):
+        """Protocol 5.5: a page reconnecting to a busy kernel asks for
+        kernel_info on control and is answered while the cell runs; the
+        shell's copy of the request waits behind the cell."""
+        exec_id = self.kc.execute('time.Sleep(time.Minute)')
+        while True:  # the cell has started once its execute_input is out
+            m = self.kc.get_iopub_msg(timeout=10)
+            if m["parent_header"].get("msg_id") == exec_id and m["msg_type"] == "execute_input":
+                break
+        shell_id = self.kc.kernel_info()
+        ctl = self.kc.session.msg("kernel_info_request", {})
+        self.kc.control_channel.send(ctl)
+        reply = self.kc.control_channel.get_msg(timeout=10)
+        self.assertEqual(reply["parent_header"]["msg_id"], ctl["header"]["msg_id"])
+        self.assertEqual(reply["msg_type"], "kernel_info_reply")
+        self.assertEqual(reply["content"]["status"], "ok")
+        self.assertEqual(reply["content"]["protocol_version"], "5.5")
+        self.assertIsInstance(reply["content"]["supported_features"], list)
+        self.assertEqual(reply["content"]["language_info"]["name"], "go")
+        # Nothing on shell yet: the cell runs, the shell kernel_info waits.
+        with self.assertRaises(Empty):
+            self.kc.get_shell_msg(timeout=0.5)
+        self.km.interrupt_kernel()
+        first = self.kc.get_shell_msg(timeout=10)
+        second = self.kc.get_shell_msg(timeout=10)
+        self.assertEqual((first["parent_header"]["msg_id"], first["content"]["status"]), (exec_id, "error"))
+        self.assertEqual((second["parent_header"]["msg_id"], second["msg_type"]), (shell_id, "kernel_info_reply"))
 
     def test_restart(self):
         self.kc.execute_interactive("gone := 1", timeout=10)

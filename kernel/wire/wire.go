@@ -24,7 +24,7 @@ import (
 )
 
 // ProtocolVersion is the messaging protocol version the kernel speaks.
-const ProtocolVersion = "5.4"
+const ProtocolVersion = "5.5"
 
 // Delimiter separates routing identities from the signed message.
 const Delimiter = "<IDS|MSG>"
@@ -68,7 +68,15 @@ const (
 	InputRequest      MsgType = "input_request"
 	InputReply        MsgType = "input_reply"
 	DebugEvent        MsgType = "debug_event"
-	requestSuffix             = "_request"
+	IOPubWelcome      MsgType = "iopub_welcome"
+	// Kernel subshells (JEP 91, protocol 5.5), on the control channel.
+	CreateSubshellRequest MsgType = "create_subshell_request"
+	CreateSubshellReply   MsgType = "create_subshell_reply"
+	DeleteSubshellRequest MsgType = "delete_subshell_request"
+	DeleteSubshellReply   MsgType = "delete_subshell_reply"
+	ListSubshellRequest   MsgType = "list_subshell_request"
+	ListSubshellReply     MsgType = "list_subshell_reply"
+	requestSuffix                 = "_request"
 )
 
 // IsRequest reports whether t names a request (…_request).

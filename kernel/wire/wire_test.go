@@ -32,7 +32,10 @@ func TestMsgTypeStrings(t *testing.T) {
 		{wire.UpdateDisplayData, "update_display_data"}, {wire.ExecuteError, "error"},
 		{wire.Status, "status"}, {wire.ClearOutput, "clear_output"},
 		{wire.InputRequest, "input_request"}, {wire.InputReply, "input_reply"},
-		{wire.DebugEvent, "debug_event"},
+		{wire.DebugEvent, "debug_event"}, {wire.IOPubWelcome, "iopub_welcome"},
+		{wire.CreateSubshellRequest, "create_subshell_request"}, {wire.CreateSubshellReply, "create_subshell_reply"},
+		{wire.DeleteSubshellRequest, "delete_subshell_request"}, {wire.DeleteSubshellReply, "delete_subshell_reply"},
+		{wire.ListSubshellRequest, "list_subshell_request"}, {wire.ListSubshellReply, "list_subshell_reply"},
 	}
 	for _, tt := range tests {
 		if string(tt.t) != tt.want {

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # The conclab kernel's integration suite: generated symbols up to date; bad
 # input to `conclab kernel`; the kernelspec install; Jupyter's conformance
-# suite (jupyter_kernel_test); interactive sessions through jupyter_client
-# (test_session_rerun.py), an interrupt leaving no process, port or goroutine
-# (test_interrupt_cleanup.py), the cell idioms (test_cell_idioms.py) and
-# bench.Run's live progress on the quickstart (test_progress_seed.py; helpers
-# in kernel_client.py); a notebook run by nbconvert through the kernel; the
-# same notebooks through the kernel and `conclab run` give the same outputs
-# (compare_outputs.py); the go run corpus through the kernel
-# (test_gorun_corpus.py); on Go 1.27 (GOTOOLCHAIN=go1.27.3) vet, the kernel
-# packages (the go run corpus against Go 1.27's go run among them), short
-# tests of the frames, charts, runner and CLI, and the quickstart notebook.
+# suite (jupyter_kernel_test 0.7, IOPub welcome included); interactive
+# sessions through jupyter_client (test_session_rerun.py), an interrupt
+# leaving no process, port or goroutine (test_interrupt_cleanup.py), the cell
+# idioms (test_cell_idioms.py) and bench.Run's live progress on the quickstart
+# (test_progress_seed.py; helpers in kernel_client.py); notebook parameters
+# under papermill and conclab run -p (test_parameters.py); a notebook run by
+# nbconvert through the kernel; the same notebooks through the kernel and
+# `conclab run` give the same outputs (compare_outputs.py); the go run corpus
+# through the kernel (test_gorun_corpus.py); on Go 1.27 (GOTOOLCHAIN=go1.27.3)
+# vet, the kernel packages (the go run corpus against Go 1.27's go run among
+# them), short tests of the frames, charts, runner and CLI, and the quickstart
+# notebook.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -111,6 +113,11 @@ echo "-- bench.Run's live progress in a kernel: the quickstart's cells in order 
 (cd kernel/testdata && $py -m unittest -v test_progress_seed 2>&1 | grep -v -e 'frozen modules' -e 'Debugger warning' -e 'Debugging will proceed' -e 'Xfrozen_modules' ) | tee "$tmp/progress.log"
 grep -q '^OK$' "$tmp/progress.log" || { echo "FAIL: live progress test" >&2; exit 1; }
 if grep -q 'skipped' "$tmp/progress.log"; then echo "FAIL: a live progress test was skipped" >&2; exit 1; fi
+
+echo "-- parameters: papermill (the Go translator, python/conclab-papermill) and conclab run -p change a burst's count; typed values; errors name the parameter"
+(cd kernel/testdata && CONCLAB_BIN="$conclab" $py -m unittest -v test_parameters 2>&1 | grep -v -e 'frozen modules' -e 'Debugger warning' -e 'Debugging will proceed' -e 'Xfrozen_modules' ) | tee "$tmp/params.log"
+grep -q '^OK$' "$tmp/params.log" || { echo "FAIL: parameter tests" >&2; exit 1; }
+if grep -q 'skipped' "$tmp/params.log"; then echo "FAIL: a parameter test was skipped" >&2; exit 1; fi
 
 echo "-- notebook through nbconvert"
 mkdir -p "$tmp/nb"

@@ -7,11 +7,15 @@
 #   - the merged p50/p99 equal the percentiles of one histogram of all the
 #     samples, computed independently: the logs decoded and added by the
 #     HdrHistogram JavaScript port (hdr-histogram-js, from npm);
-#   - that reader decodes each log to its agent's own count.
+#   - that reader decodes each log to its agent's own count;
+#   - a staged run (an open ramp, --rate 0 --stage ...) split the same way
+#     merges to the whole's arrivals exactly, as one agent running it all,
+#     and the merged thresholds judge the whole run (exit 99 on a failure).
 # Then the Kubernetes manifests are checked against the Kubernetes API types
 # (deploy/k8s/validate, its own Go module).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+py=$(pwd)/.venv/bin/python # the pinned environment (scripts/setup.d/20-python.sh)
 command -v conclab >/dev/null || { echo "25-segments: conclab not on PATH" >&2; exit 1; }
 [ -d node_modules/hdr-histogram-js ] || { echo "25-segments: node_modules/hdr-histogram-js missing (run scripts/setup.sh)" >&2; exit 1; }
 WORK=$(mktemp -d)
@@ -94,6 +98,32 @@ for (const [q, col] of [[50, "med_ms"], [99, "p99_ms"]]) {
 	console.log(`25-segments: p${q} merged ${merged(col)} ms = one histogram of all samples ${v} ms (single run: ${whole(col)} ms)`);
 }
 JS
+
+# A staged run over 3 agents: ∫ 0→300/s over 500 ms, then 300/s for 500 ms
+# = 75 + 150 = 225 arrivals, each sent (or, not started by the planned
+# end, dropped) by exactly one agent.
+RAMP=(--rate 0 --stage 500ms:300 --stage 500ms:300 -q)
+START=$(( $(date +%s) + 3 ))
+for k in 0 1 2; do
+	conclab load "$URL" "${RAMP[@]}" --segment "$k/3" --start-at "$START" --hlog "$WORK/ramp$k.hlog" --json >"$WORK/ramp$k.json" 2>"$WORK/ramp$k.err" &
+	PIDS+=($!)
+done
+for i in 0 1 2; do wait "${PIDS[$i]}" || { cat "$WORK/ramp$i.err" >&2; fail "ramp agent $i failed"; }; done
+PIDS=()
+conclab load "$URL" "${RAMP[@]}" --json >"$WORK/rampwhole.json"
+conclab merge "$WORK"/ramp{0,1,2}.hlog --json >"$WORK/rampmerged.json"
+col() { "$py" -c 'import json,sys; d=json.load(open(sys.argv[1]))["summary"]; n=[c["name"] for c in d["columns"]]; print(int(d["rows"][0][n.index(sys.argv[2])]))' "$1" "$2"; }
+whole=$(( $(col "$WORK/rampwhole.json" count) + $(col "$WORK/rampwhole.json" dropped) ))
+merged=$(( $(col "$WORK/rampmerged.json" count) + $(col "$WORK/rampmerged.json" dropped) ))
+agents=0
+for k in 0 1 2; do agents=$(( agents + $(col "$WORK/ramp$k.json" count) + $(col "$WORK/ramp$k.json" dropped) )); done
+[ "$whole" = 225 ] && [ "$merged" = 225 ] && [ "$agents" = 225 ] || fail "staged run: whole $whole, merged $merged, agents $agents arrivals; want 225 each"
+echo "25-segments: staged run over 3 agents: 225 arrivals merged = one agent's 225"
+set +e
+conclab merge "$WORK"/ramp{0,1,2}.hlog --threshold "count>1000" >"$WORK/th.txt" 2>"$WORK/th.err"; code=$?
+set -e
+[ "$code" = 99 ] && grep -q "count>1000" "$WORK/th.err" || fail "merge --threshold count>1000: exit $code"
+conclab merge "$WORK"/ramp{0,1,2}.hlog --threshold "count<=225" >/dev/null || fail "merge --threshold count<=225 did not pass"
 
 # The Kubernetes manifests, against the Kubernetes API types.
 (cd deploy/k8s/validate && CONCLAB="$(command -v conclab)" go test -count=1 ./...) >"$WORK/k8s.out" 2>&1 || { cat "$WORK/k8s.out" >&2; fail "Kubernetes manifests do not validate"; }

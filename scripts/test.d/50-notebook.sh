@@ -266,6 +266,11 @@ if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && [ "${NOTEBOOK_SKIP_NBCONVERT:-}" != 1 
   export JUPYTER_PATH=$nbc/prefix/share/jupyter JUPYTER_RUNTIME_DIR=$nbc/runtime
   export JUPYTER_CONFIG_DIR=$nbc/config JUPYTER_DATA_DIR=$nbc/data IPYTHONDIR=$nbc/ipython
   jupyter=("$py" -m jupyter) # the pinned Jupyter, whatever python3 is on PATH
+  # nbconvert's pages load require.js and MathJax from cdnjs; offline,
+  # require.js is the venv's (Voilà's copy) and MathJax an empty stand-in.
+  requirejs=$(find "$(pwd)/.venv/share/jupyter" -name require.min.js | head -1)
+  [ -n "$requirejs" ] || fail "no require.min.js in .venv/share/jupyter (Voilà ships one)"
+  : >"$nbc/mathjax-offline.js"
   specs=$("${jupyter[@]}" kernelspec list 2>/dev/null) || fail "jupyter kernelspec list failed"
   grep -qF "$nbc/prefix/share/jupyter/kernels/conclab" <<<"$specs" \
     || fail "jupyter does not find the conclab kernelspec in $nbc/prefix: $specs"
@@ -277,8 +282,8 @@ if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && [ "${NOTEBOOK_SKIP_NBCONVERT:-}" != 1 
     local nb=$1 name errs a b
     name=$(basename "$nb" .ipynb)
     status=ok
-    # require.js and MathJax from Debian's packages (as 40-charts.sh), so
-    # the page loads offline. DEBUG: the log records the cells' outputs.
+    # require.js from the venv and an empty MathJax stand-in (as
+    # 40-charts.sh), so the page loads offline. DEBUG: the log records the cells' outputs.
     # Executed to a notebook first, so error outputs can be found by type
     # (the HTML templates render them differently), then exported to HTML
     # from that notebook without running it again.
@@ -292,8 +297,7 @@ bad=["cell %d: %s: %s" % (i+1, o.get("ename"), o.get("evalue")) for i,c in enume
 print("; ".join(bad)); sys.exit(1 if bad else 0)' "$nbc/ipynb/$name.ipynb"); [ -n "$errs" ]; then
       status="FAILED (error output: $errs)"
     elif ! "${jupyter[@]}" nbconvert --to html --log-level=ERROR \
-      --HTMLExporter.require_js_url=file:///usr/share/javascript/requirejs/require.min.js \
-      --HTMLExporter.mathjax_url=file:///usr/share/javascript/mathjax/MathJax.js \
+      --HTMLExporter.require_js_url="file://$requirejs" --HTMLExporter.mathjax_url="file://$nbc/mathjax-offline.js" \
       --output-dir "$nbc/html" "$nbc/ipynb/$name.ipynb" >>"$nbc/$name.log" 2>&1; then
       status="FAILED (HTML export)"
     elif [ -f "$tmp/seeds-html/$name.html" ]; then
@@ -306,8 +310,7 @@ print("; ".join(bad)); sys.exit(1 if bad else 0)' "$nbc/ipynb/$name.ipynb"); [ -
   # Export only: the notebooks conclab run executed, in one nbconvert.
   mkdir -p "$nbc/export"
   if ! "${jupyter[@]}" nbconvert --to html --log-level=ERROR \
-    --HTMLExporter.require_js_url=file:///usr/share/javascript/requirejs/require.min.js \
-    --HTMLExporter.mathjax_url=file:///usr/share/javascript/mathjax/MathJax.js \
+    --HTMLExporter.require_js_url="file://$requirejs" --HTMLExporter.mathjax_url="file://$nbc/mathjax-offline.js" \
     --output-dir "$nbc/export" "$tmp"/seeds/*.ipynb >"$nbc/export.log" 2>&1; then
     cat "$nbc/export.log" >&2
     fail "jupyter nbconvert --to html of the notebooks conclab run executed failed"

@@ -32,9 +32,13 @@ import (
 var patterns = []string{
 	"github.com/conclab/conclab/display",
 	"github.com/conclab/conclab/kernel/cell",
+	"github.com/conclab/conclab/kernel/comm",
 	"github.com/conclab/conclab/bench/...",
 	"github.com/conclab/conclab/charts/...",
 	"github.com/conclab/conclab/lab",
+	"github.com/conclab/conclab/notebook/params",
+	"github.com/conclab/conclab/sources/...",
+	"github.com/conclab/conclab/widgets",
 	"github.com/disintegration/imaging",
 	"github.com/go-echarts/go-echarts/v2/charts",
 	"github.com/go-echarts/go-echarts/v2/opts",
