@@ -205,28 +205,40 @@ func TestInterrupt(t *testing.T) {
 		"n := 0\nfor { n++ }",
 		"time.Sleep(time.Hour)",
 		"ch := make(chan int)\n<-ch",
-		"import \"github.com/conclab/conclab/kernel/cell\"\n<-cell.Context().Done()",
 	} {
 		t.Run(code, func(t *testing.T) {
 			t.Parallel()
-			s, _, _ := newSession(t)
-			mustEval(t, s, "state := 41")
-			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-			defer cancel()
-			t0 := time.Now()
-			_, err := s.Eval(ctx, code)
-			if !errors.Is(err, context.DeadlineExceeded) {
-				t.Fatalf("Eval = %v; want deadline exceeded", err)
-			}
-			// 300 ms, the 250 ms grace and at most 700 ms of settling; the
-			// rest is room for a loaded machine (a hang takes forever).
-			if el := time.Since(t0); el > 3*time.Second {
-				t.Errorf("interrupt took %v; want < 3s", el)
-			}
-			if r := mustEval(t, s, "state + 1"); r.Value != 42 {
-				t.Errorf("after interrupt state+1 = %v", r.Value)
-			}
+			testInterrupt(t, code)
 		})
+	}
+}
+
+// TestInterruptCellContext is not parallel: cell.Context() is the process's
+// (one session per process, as the kernel and the runner have), so a
+// session of a parallel test would see another's cell's context, cancelled
+// at that cell's deadline.
+func TestInterruptCellContext(t *testing.T) {
+	testInterrupt(t, "import \"github.com/conclab/conclab/kernel/cell\"\n<-cell.Context().Done()")
+}
+
+func testInterrupt(t *testing.T, code string) {
+	t.Helper()
+	s, _, _ := newSession(t)
+	mustEval(t, s, "state := 41")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	_, err := s.Eval(ctx, code)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Eval = %v; want deadline exceeded", err)
+	}
+	// 300 ms, the 250 ms grace and at most 700 ms of settling; the
+	// rest is room for a loaded machine (a hang takes forever).
+	if el := time.Since(t0); el > 3*time.Second {
+		t.Errorf("interrupt took %v; want < 3s", el)
+	}
+	if r := mustEval(t, s, "state + 1"); r.Value != 42 {
+		t.Errorf("after interrupt state+1 = %v", r.Value)
 	}
 }
 
