@@ -580,9 +580,8 @@ func TestGoroutinePanicFailsItsCell(t *testing.T) {
 // goroutine an earlier cell left looping keeps running. A cell that does
 // not (an interpreted endless loop) is stopped by yaegi, which stops
 // whatever interpreted code runs at that moment; afterwards interpreted
-// code runs normally again.
+// code runs normally again. Not parallel: cell.Context() is the process's.
 func TestInterruptAndEarlierCells(t *testing.T) {
-	t.Parallel()
 	s, _, _ := newSession(t)
 	mustEval(t, s, `import (
 	"io"
