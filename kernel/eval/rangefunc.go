@@ -339,7 +339,7 @@ func (rf *rangeFuncs) loop(l *rfLoop) {
 		body += " " + strings.Join(assign, "; ") + ";"
 	}
 	var tail strings.Builder
-	tail.WriteString("return true }); ")
+	tail.WriteString("; return true }); ") // the body may end without a newline
 	for _, e := range l.exits {
 		tail.WriteString("if " + l.id + " == " + strconv.Itoa(e.code) + " { " + e.reissue + " }; ")
 	}
