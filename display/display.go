@@ -25,6 +25,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"reflect"
 	"strings"
 )
 
@@ -93,6 +94,30 @@ type (
 	PDFer        interface{ PDF() []byte }
 	JSONer       interface{ JSON() map[string]any }
 )
+
+// Format is one single-format renderer: a MIME type, the method that
+// renders a value to it and the one-method interface declaring it.
+type Format struct {
+	MIME      string
+	Method    string
+	Interface reflect.Type
+}
+
+// Formats are the single-format renderers Render looks for, in this order
+// (the first representation of a MIME type found is kept). The kernel's
+// interpreter derives from it how it renders values of types declared in
+// cells, whose methods compiled code cannot see.
+var Formats = []Format{
+	{MIMETypeHTML, "HTML", reflect.TypeFor[HTMLer]()},
+	{MIMETypeMarkdown, "Markdown", reflect.TypeFor[Markdowner]()},
+	{MIMETypeSVG, "SVG", reflect.TypeFor[SVGer]()},
+	{MIMETypeLatex, "Latex", reflect.TypeFor[Latexer]()},
+	{MIMETypeJavaScript, "JavaScript", reflect.TypeFor[JavaScripter]()},
+	{MIMETypePNG, "PNG", reflect.TypeFor[PNGer]()},
+	{MIMETypeJPEG, "JPEG", reflect.TypeFor[JPEGer]()},
+	{MIMETypePDF, "PDF", reflect.TypeFor[PDFer]()},
+	{MIMETypeJSON, "JSON", reflect.TypeFor[JSONer]()},
+}
 
 // MakeData returns a bundle holding data under mimeType, with a text/plain
 // fallback of fmt.Sprint(data) when mimeType is not text/plain.
@@ -274,32 +299,11 @@ func Render(v any) (d Data, ok bool) {
 		}
 		ok = true
 	}
-	if r, is := v.(HTMLer); is {
-		put(MIMETypeHTML, r.HTML())
-	}
-	if r, is := v.(Markdowner); is {
-		put(MIMETypeMarkdown, r.Markdown())
-	}
-	if r, is := v.(SVGer); is {
-		put(MIMETypeSVG, r.SVG())
-	}
-	if r, is := v.(Latexer); is {
-		put(MIMETypeLatex, r.Latex())
-	}
-	if r, is := v.(JavaScripter); is {
-		put(MIMETypeJavaScript, r.JavaScript())
-	}
-	if r, is := v.(PNGer); is {
-		put(MIMETypePNG, r.PNG())
-	}
-	if r, is := v.(JPEGer); is {
-		put(MIMETypeJPEG, r.JPEG())
-	}
-	if r, is := v.(PDFer); is {
-		put(MIMETypePDF, r.PDF())
-	}
-	if r, is := v.(JSONer); is {
-		put(MIMETypeJSON, r.JSON())
+	rv := reflect.ValueOf(v)
+	for _, f := range Formats {
+		if rv.Type().Implements(f.Interface) {
+			put(f.MIME, rv.MethodByName(f.Method).Call(nil)[0].Interface())
+		}
 	}
 	if img, is := v.(image.Image); is && d.Data[MIMETypePNG] == nil {
 		im := Image(img)

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/conclab/conclab/internal/crashreport"
 	"github.com/conclab/conclab/internal/proctree"
 )
 
@@ -60,16 +61,23 @@ const (
 	noteExit   = notePrefix + "exit"
 )
 
-func init() {
-	if report, ok := os.LookupEnv(crashWatchEnv); ok {
-		code := crashWatch(os.Stdin, os.Stderr, report)
-		// The pipe has ended with the kernel's process: what its cells
-		// started goes with it.
-		if token := os.Getenv(KernelTokenEnv); token != "" {
-			proctree.Kill(KernelTokenEnv, token)
-		}
-		os.Exit(code)
+// CrashWatchMain runs this process as a kernel's crash watcher if Start
+// started it as one (it re-executes the running binary so), and returns its
+// exit code with handled=true; otherwise it returns at once with
+// handled=false. A binary that starts kernels calls it first thing in main
+// (the conclab binary's one re-exec dispatcher does) and in TestMain.
+func CrashWatchMain() (code int, handled bool) {
+	report, ok := os.LookupEnv(crashWatchEnv)
+	if !ok {
+		return 0, false
 	}
+	code = crashWatch(os.Stdin, os.Stderr, report)
+	// The pipe has ended with the kernel's process: what its cells
+	// started goes with it.
+	if token := os.Getenv(KernelTokenEnv); token != "" {
+		proctree.Kill(KernelTokenEnv, token)
+	}
+	return code, true
 }
 
 // crashWatch reads the crash pipe until it closes. It returns 0.
@@ -77,7 +85,7 @@ func crashWatch(r io.Reader, stderr io.Writer, report string) int {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	cell := ""
-	var crash []string // the start of the runtime's report
+	var crash crashreport.Report
 	for sc.Scan() {
 		l := sc.Text()
 		switch {
@@ -88,11 +96,11 @@ func crashWatch(r io.Reader, stderr io.Writer, report string) int {
 		case l == noteExit:
 			return 0
 		case strings.HasPrefix(l, notePrefix):
-		case len(crash) < 400:
-			crash = append(crash, l)
+		default:
+			_, _ = crash.Write([]byte(l + "\n"))
 		}
 	}
-	reason := crashReason(crash)
+	reason := crashReason(crash.Cause())
 	if reason == "" {
 		return 0
 	}
@@ -109,35 +117,16 @@ func crashWatch(r io.Reader, stderr io.Writer, report string) int {
 	return 0
 }
 
-// crashReason names the fatal error of a runtime crash report ("" for an
-// empty report). The runtime writes its "fatal error: ..." line to stderr
-// only, so a throw is told by the frames under runtime.throw.
-func crashReason(crash []string) string {
-	text := strings.Join(crash, "\n")
-	if strings.TrimSpace(text) == "" {
-		return ""
-	}
-	for _, l := range crash {
-		if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") {
-			return l
-		}
-	}
+// crashReason names the fatal error of a crash report's cause ("" for an
+// empty report).
+func crashReason(c crashreport.Cause) string {
 	switch {
-	case strings.Contains(text, "runtime.newstack") || strings.Contains(text, "runtime.morestack"):
-		return fmt.Sprintf("fatal error: stack overflow (a goroutine's stack passed the kernel's limit of %d MiB: runaway recursion?)", maxStack>>20)
-	case strings.Contains(text, "maps.fatal") || strings.Contains(text, "runtime.mapassign") || strings.Contains(text, "runtime.mapaccess"):
-		return "fatal error: concurrent map access (a map written by one goroutine while another reads or writes it: guard it with a sync.Mutex, or use sync.Map)"
-	case strings.Contains(text, "runtime.sysMap") || strings.Contains(text, "(*mheap).grow") || strings.Contains(text, "runtime.(*mheap).sysAlloc"):
-		return "fatal error: out of memory (an allocation larger than the machine can give)"
-	case strings.Contains(text, "sync.fatal") || strings.Contains(text, "sync.throw"):
-		return "fatal error: sync misuse (e.g. unlock of an unlocked mutex)"
-	case strings.Contains(text, "runtime.checkdead") || strings.Contains(text, "all goroutines are asleep"):
-		return "fatal error: all goroutines are asleep - deadlock"
-	}
-	for _, l := range crash {
-		if strings.TrimSpace(l) != "" {
-			return "fatal error (the Go runtime's report on the kernel's stderr starts with: " + strings.TrimSpace(l) + ")"
-		}
+	case c.Kind == crashreport.FatalError && strings.HasPrefix(c.Message, "stack overflow"):
+		return fmt.Sprintf("fatal error: %s (a goroutine's stack passed the kernel's limit of %d MiB: runaway recursion?)", c.Message, maxStack>>20)
+	case c.Kind != "":
+		return c.String()
+	case c.First != "":
+		return "fatal error (the Go runtime's report on the kernel's stderr starts with: " + c.First + ")"
 	}
 	return ""
 }

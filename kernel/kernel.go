@@ -21,7 +21,6 @@ package kernel
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -39,6 +38,7 @@ import (
 
 	"github.com/conclab/conclab/display"
 	"github.com/conclab/conclab/kernel/cell"
+	"github.com/conclab/conclab/kernel/cellout"
 	"github.com/conclab/conclab/kernel/comm"
 	"github.com/conclab/conclab/kernel/eval"
 	"github.com/conclab/conclab/kernel/wire"
@@ -182,6 +182,7 @@ func Start(ctx context.Context, ci ConnectionInfo, opts Options) (*Kernel, error
 		Dir:                  opts.Dir,
 		Input:                k.input,
 		CaptureProcessOutput: true,
+		OwnProcess:           true,
 		Symbols:              opts.Symbols,
 	})
 	if err != nil {
@@ -717,20 +718,11 @@ func (k *Kernel) execute(s zmq4.Socket, m *wire.Msg) {
 	}
 	k.record(store, count, req.Code, output)
 	if err != nil {
-		ename, evalue, tb := "Error", err.Error(), []string{err.Error()}
-		var ee *eval.Error
-		switch {
-		case errors.As(err, &ee):
-			ename, evalue, tb = ee.Name, ee.Value, ee.Traceback
-			if ee.Line > 0 {
-				evalue = fmt.Sprintf("cell line %d: %s", ee.Line, ee.Value)
-			}
-		case ctx.Err() != nil:
-			ename, evalue, tb = "Interrupted", "the cell was interrupted", []string{"Interrupted: the cell was interrupted"}
+		eo := cellout.ErrorOf(err)
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			eo = cellout.Interrupted("Interrupted", "the cell was interrupted")
 		}
-		if len(tb) == 0 {
-			tb = []string{ename + ": " + evalue}
-		}
+		ename, evalue, tb := eo.EName, eo.EValue, eo.Traceback
 		if onMain && (req.StopOnError == nil || *req.StopOnError) {
 			k.mu.Lock()
 			k.abortPending = true
@@ -742,9 +734,9 @@ func (k *Kernel) execute(s zmq4.Socket, m *wire.Msg) {
 			"traceback": tb, "user_expressions": map[string]any{}, "payload": []any{}})
 		return
 	}
-	if res.HasValue && !req.Silent {
-		d := res.Data
-		k.publish(m, wire.ExecuteResult, map[string]any{"execution_count": count, "data": encodeBundle(d.Data), "metadata": orEmpty(d.Metadata)})
+	if d, ok := cellout.Result(res); ok && !req.Silent {
+		b := cellout.BundleOf(d)
+		k.publish(m, wire.ExecuteResult, map[string]any{"execution_count": count, "data": b.Data, "metadata": b.Metadata})
 	}
 	k.reply(s, m, map[string]any{"status": "ok", "execution_count": count,
 		"user_expressions": k.userExpressions(req.UserExpressions), "payload": []any{}})
@@ -768,10 +760,13 @@ func (k *Kernel) userExpressions(exprs map[string]any) map[string]any {
 		res, err := k.ev.Eval(ctx, code)
 		cancel()
 		if err != nil {
-			out[name] = map[string]any{"status": "error", "ename": "Error", "evalue": err.Error(), "traceback": []string{err.Error()}}
+			eo := cellout.ErrorOf(err)
+			out[name] = map[string]any{"status": "error", "ename": eo.EName, "evalue": eo.EValue, "traceback": eo.Traceback}
 			continue
 		}
-		out[name] = map[string]any{"status": "ok", "data": encodeBundle(res.Data.Data), "metadata": orEmpty(res.Data.Metadata)}
+		d, _ := cellout.Result(res)
+		b := cellout.BundleOf(d)
+		out[name] = map[string]any{"status": "ok", "data": b.Data, "metadata": b.Metadata}
 	}
 	return out
 }
@@ -790,24 +785,6 @@ func orEmpty(m display.MIMEMap) display.MIMEMap {
 		return display.MIMEMap{}
 	}
 	return m
-}
-
-// encodeBundle base64-encodes binary MIME content, as Jupyter requires.
-func encodeBundle(m display.MIMEMap) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		switch x := v.(type) {
-		case []byte:
-			if strings.HasPrefix(k, "text/") || k == display.MIMETypeSVG || k == display.MIMETypeJavaScript {
-				out[k] = string(x)
-			} else {
-				out[k] = base64.StdEncoding.EncodeToString(x)
-			}
-		default:
-			out[k] = v
-		}
-	}
-	return out
 }
 
 func (k *Kernel) complete(s zmq4.Socket, m *wire.Msg) {
@@ -977,28 +954,18 @@ type streamWriter struct {
 	k    *Kernel
 	name string
 	mu   sync.Mutex
-	tail []byte
+	text cellout.Text
 }
 
 func (w *streamWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	data := append(w.tail, p...)
-	cut := len(data)
-	for i := 1; i <= 3 && i <= len(data); i++ {
-		if utf8.RuneStart(data[len(data)-i]) {
-			if !utf8.FullRune(data[len(data)-i:]) {
-				cut = len(data) - i
-			}
-			break
-		}
-	}
-	w.tail = append([]byte(nil), data[cut:]...)
-	if cut > 0 && display.CaptureStream(w.name, string(data[:cut])) {
+	t := w.text.Next(p)
+	if t != "" && display.CaptureStream(w.name, t) {
 		return len(p), nil // an Output widget took it
 	}
-	if cut > 0 {
-		w.k.publish(w.k.currentParent(), wire.Stream, map[string]any{"name": w.name, "text": string(data[:cut])})
+	if t != "" {
+		w.k.publish(w.k.currentParent(), wire.Stream, map[string]any{"name": w.name, "text": t})
 	}
 	return len(p), nil
 }
@@ -1007,7 +974,8 @@ func (w *streamWriter) Write(p []byte) (int, error) {
 type publisher struct{ k *Kernel }
 
 func (p publisher) Display(d display.Data) error {
-	content := map[string]any{"data": encodeBundle(d.Data), "metadata": orEmpty(d.Metadata), "transient": orEmpty(d.Transient)}
+	b := cellout.BundleOf(d)
+	content := map[string]any{"data": b.Data, "metadata": b.Metadata, "transient": orEmpty(d.Transient)}
 	p.k.publish(p.k.currentParent(), wire.DisplayData, content)
 	return nil
 }
@@ -1015,7 +983,8 @@ func (p publisher) Display(d display.Data) error {
 func (p publisher) Update(id string, d display.Data) error {
 	t := orEmpty(d.Transient)
 	t["display_id"] = id
-	content := map[string]any{"data": encodeBundle(d.Data), "metadata": orEmpty(d.Metadata), "transient": t}
+	b := cellout.BundleOf(d)
+	content := map[string]any{"data": b.Data, "metadata": b.Metadata, "transient": t}
 	p.k.publish(p.k.currentParent(), wire.UpdateDisplayData, content)
 	return nil
 }

@@ -20,6 +20,15 @@ import (
 	"github.com/conclab/conclab/kernel/wire"
 )
 
+// TestMain makes the test binary the kernels' crash watcher when Start
+// re-executes it as one.
+func TestMain(m *testing.M) {
+	if code, ok := kernel.CrashWatchMain(); ok {
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
 // labSymbols are the lab's packages, as cmd/conclab links them in.
 var labSymbols = eval.Symbols{Packages: symbols.Symbols, Docs: symbols.Docs}
 

@@ -2,8 +2,6 @@ package notebook
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +12,7 @@ import (
 	"time"
 
 	"github.com/conclab/conclab/display"
+	"github.com/conclab/conclab/kernel/cellout"
 	"github.com/conclab/conclab/kernel/eval"
 )
 
@@ -162,6 +161,7 @@ func execute(ctx context.Context, nb *Notebook, opts Options, w *childWriter) (e
 	sess, err := eval.New(eval.Options{
 		Stdout: rec.stream("stdout"), Stderr: rec.stream("stderr"), Dir: opts.Dir,
 		CaptureProcessOutput: true,
+		OwnProcess:           true,
 		Symbols:              opts.Symbols,
 		Input: func(string, bool) (string, error) {
 			return "", errors.New("no input available: the notebook runs headless")
@@ -285,7 +285,7 @@ func runCell(ctx context.Context, sess *eval.Session, rec *recorder, c *Cell, n 
 		case <-time.After(abandonAfter):
 			err := fmt.Errorf("%s; the cell did not stop within %s of being interrupted, so the rest of the notebook was not run: %w",
 				cause(ctx, cctx, timeout), abandonAfter, cctx.Err())
-			rec.add(&Output{Type: OutputError, EName: "Interrupted", EValue: err.Error(), Traceback: []string{err.Error()}})
+			rec.add(errOutput(cellout.Interrupted("Interrupted", err.Error())))
 			return err, true
 		}
 	}
@@ -296,17 +296,13 @@ func runCell(ctx context.Context, sess *eval.Session, rec *recorder, c *Cell, n 
 			if ctx.Err() == nil {
 				name = "Timeout"
 			}
-			rec.add(&Output{Type: OutputError, EName: name, EValue: o.err.Error(), Traceback: []string{name + ": " + o.err.Error()}})
+			rec.add(errOutput(cellout.Interrupted(name, o.err.Error())))
 			return o.err, false
 		}
-		rec.add(errorOutput(o.err))
+		rec.add(errOutput(cellout.ErrorOf(o.err)))
 		return o.err, false
 	}
-	if o.res.HasValue {
-		d := o.res.Data
-		if len(d.Data) == 0 {
-			d, _ = display.Render(o.res.Value)
-		}
+	if d, ok := cellout.Result(o.res); ok {
 		out := bundleOutput(OutputExecuteResult, d)
 		count := n
 		out.ExecutionCount = &count
@@ -322,16 +318,9 @@ func cause(ctx, cctx context.Context, timeout time.Duration) string {
 	return fmt.Sprintf("timed out after %s (interrupted)", timeout)
 }
 
-func errorOutput(err error) *Output {
-	var ee *eval.Error
-	if errors.As(err, &ee) {
-		tb := ee.Traceback
-		if len(tb) == 0 {
-			tb = []string{ee.Error()}
-		}
-		return &Output{Type: OutputError, EName: ee.Name, EValue: ee.Value, Traceback: tb}
-	}
-	return &Output{Type: OutputError, EName: "Error", EValue: err.Error(), Traceback: []string{err.Error()}}
+// errOutput is the error output e.
+func errOutput(e cellout.ErrorOutput) *Output {
+	return &Output{Type: OutputError, EName: e.EName, EValue: e.EValue, Traceback: e.Traceback}
 }
 
 func firstLine(s string) string {
@@ -376,48 +365,10 @@ func setGoMetadata(nb *Notebook) {
 	li["nbconvert_exporter"] = "script"
 }
 
-// bundleOutput converts a display bundle into a display_data or
-// execute_result output with JSON-ready data.
+// bundleOutput is the display_data or execute_result output of d.
 func bundleOutput(typ string, d display.Data) *Output {
-	o := &Output{Type: typ, Data: map[string]any{}, Metadata: map[string]any{}}
-	for k, v := range d.Data {
-		o.Data[k] = mimeValue(k, v)
-	}
-	for k, v := range d.Metadata {
-		o.Metadata[k] = jsonValue(v)
-	}
-	return o
-}
-
-// mimeValue converts one bundle entry to its nbformat form: []byte becomes
-// base64, JSON MIME types decoded JSON, text other values fmt.Sprint.
-func mimeValue(mime string, v any) any {
-	switch x := v.(type) {
-	case []byte:
-		if strings.HasPrefix(mime, "text/") || mime == display.MIMETypeSVG || mime == display.MIMETypeJavaScript {
-			return string(x)
-		}
-		return base64.StdEncoding.EncodeToString(x)
-	case string:
-		return x
-	}
-	if isJSONMIME(mime) {
-		return jsonValue(v)
-	}
-	return fmt.Sprint(v)
-}
-
-// jsonValue converts v to plain decoded JSON (maps, slices, json.Number ...).
-func jsonValue(v any) any {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	var out any
-	if err := decodeJSON(b, &out); err != nil {
-		return fmt.Sprint(v)
-	}
-	return out
+	b := cellout.BundleOf(d)
+	return &Output{Type: typ, Data: b.Data, Metadata: b.Metadata}
 }
 
 // recorder collects a running notebook's outputs. It is the display
@@ -470,7 +421,7 @@ func (r *recorder) end() {
 	if r.cell != nil {
 		for _, o := range r.cell.Outputs {
 			if o.Type == OutputStream {
-				if t := collapseCR(o.Text); t != o.Text {
+				if t := cellout.CollapseCR(o.Text); t != o.Text {
 					o.Text = t
 					r.bumpLocked(r.cell)
 				}
@@ -635,21 +586,4 @@ func (w streamWriter) Write(p []byte) (int, error) {
 	r.open.Text = r.openBuf.String() // no copy: the builder only appends
 	r.bumpLocked(c)
 	return len(p), nil
-}
-
-// collapseCR applies carriage returns the way a terminal shows them: within
-// a line, text before the last "\r" is overwritten ("\r\n" is a newline).
-func collapseCR(s string) string {
-	if !strings.Contains(s, "\r") {
-		return s
-	}
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	lines := strings.SplitAfter(s, "\n")
-	for i, l := range lines {
-		body := strings.TrimSuffix(l, "\n")
-		if j := strings.LastIndexByte(strings.TrimRight(body, "\r"), '\r'); j >= 0 {
-			lines[i] = body[j+1:] + l[len(body):]
-		}
-	}
-	return strings.Join(lines, "")
 }

@@ -237,22 +237,6 @@ func TestExecuteRejectsOtherLanguage(t *testing.T) {
 	}
 }
 
-func TestCollapseCR(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ in, want string }{
-		{"plain\n", "plain\n"},
-		{"a\rb\n", "b\n"},
-		{"1\r2\r3", "3"},
-		{"line\r\nnext\n", "line\nnext\n"},
-		{"x\r", "x\r"},
-	}
-	for _, tt := range tests {
-		if got := collapseCR(tt.in); got != tt.want {
-			t.Errorf("collapseCR(%q) = %q; want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestExecuteBoundsStreamOutput(t *testing.T) {
 	nb := goNotebook(t, "line := strings.Repeat(\"x\", 1<<20)\nfor i := 0; i < 40; i++ {\n\tfmt.Println(line)\n}", `fmt.Println("next cell")`)
 	if err := Execute(context.Background(), nb, lab(Options{})); err != nil {

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/conclab/conclab/internal/crashreport"
 )
 
 // childArg makes the test binary the child process of ExecuteIsolated.
@@ -215,8 +217,8 @@ func TestCrashLog(t *testing.T) {
 			if fe.Name != tt.wantName || !strings.Contains(fe.Value, tt.wantVal) {
 				t.Errorf("cause = %s: %s; want %s: …%s…", fe.Name, fe.Value, tt.wantName, tt.wantVal)
 			}
-			if len(l.tail) > crashTail {
-				t.Errorf("kept %d tail lines; want at most %d", len(l.tail), crashTail)
+			if n := l.TailLen(); n > crashreport.Tail {
+				t.Errorf("kept %d tail lines; want at most %d", n, crashreport.Tail)
 			}
 		})
 	}

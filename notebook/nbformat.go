@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/conclab/conclab/kernel/cellout"
 )
 
 // Cell types.
@@ -333,7 +335,7 @@ func decodeOutput(ro map[string]json.RawMessage) (*Output, error) {
 			return nil, fmt.Errorf("metadata: %w", err)
 		}
 		for k, v := range o.Data {
-			if isJSONMIME(k) {
+			if cellout.IsJSON(k) {
 				continue
 			}
 			if l, ok := v.([]any); ok {
@@ -367,10 +369,6 @@ func decodeOutput(ro map[string]json.RawMessage) (*Output, error) {
 		return nil, fmt.Errorf("unknown output_type %q", o.Type)
 	}
 	return o, err
-}
-
-func isJSONMIME(mime string) bool {
-	return mime == "application/json" || (strings.HasPrefix(mime, "application/") && strings.HasSuffix(mime, "+json"))
 }
 
 // splitLines splits s after each "\n" (Jupyter's on-disk form of multiline

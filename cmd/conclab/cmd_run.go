@@ -50,9 +50,6 @@ flags:
 // runNotebooks is `conclab run`. It returns 0 when every notebook ran without
 // a failing cell (or with --allow-errors), 1 when some failed, 2 on bad usage.
 func runNotebooks(ctx context.Context, args []string, _, stderr io.Writer) (int, error) {
-	if len(args) == 1 && args[0] == runChildArg {
-		return notebook.ChildMain(ctx, runnerOptions()), nil
-	}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	htmlDir := fs.String("html", "", "write an HTML report per notebook to `DIR`")

@@ -17,16 +17,11 @@ import (
 )
 
 // TestMain makes the test binary stand in for the conclab binary when a test
-// re-executes it: as `conclab run`'s notebook child process, or as a process
-// pool worker.
+// re-executes it: as any of its helpers (reexecs: `conclab run`'s notebook
+// child process, a process pool worker, the kernel's crash watcher).
 func TestMain(m *testing.M) {
-	if hook := workerHook; hook != nil {
-		if code, ok := hook(); ok {
-			os.Exit(code)
-		}
-	}
-	if len(os.Args) == 3 && os.Args[1] == "run" && os.Args[2] == runChildArg {
-		os.Exit(mainCode(os.Args[1:], os.Stdout, os.Stderr))
+	if code, ok := reexecMain(os.Args[1:]); ok {
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
@@ -505,7 +500,7 @@ fmt.Println("not reached", n)`)
 		t.Errorf("cell 1 outputs = %+v; want the display's final state only", o)
 	}
 	if o := nb.Cells[1].Outputs; len(o) != 1 || o[0].EName != "*strconv.NumError" ||
-		o[0].EValue != `strconv.Atoi: parsing "3x": invalid syntax` || len(o[0].Traceback) != 2 {
+		o[0].EValue != `cell line 2: strconv.Atoi: parsing "3x": invalid syntax` || len(o[0].Traceback) != 2 {
 		t.Errorf("cell 2 outputs = %+v; want the error of the failed check", o)
 	}
 	page, err := os.ReadFile(filepath.Join(html, "live.html"))

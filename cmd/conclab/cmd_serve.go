@@ -19,9 +19,6 @@ import (
 )
 
 func init() {
-	// Process-pool and prefork workers re-execute this binary; they take
-	// over here before any command runs.
-	workerHook = pymodel.WorkerMain
 	register(command{name: "serve", summary: "run one strategy server standalone (for k6, wrk, hey ...)", run: runServe})
 }
 

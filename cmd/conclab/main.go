@@ -13,6 +13,10 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+
+	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/kernel"
+	"github.com/conclab/conclab/notebook"
 )
 
 // command is one subcommand of the binary.
@@ -41,10 +45,8 @@ func main() {
 }
 
 func mainCode(args []string, stdout, stderr io.Writer) int {
-	if hook := workerHook; hook != nil {
-		if code, handled := hook(); handled {
-			return code
-		}
+	if code, handled := reexecMain(args); handled {
+		return code
 	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr)
@@ -71,10 +73,45 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// workerHook lets a package that re-executes this binary as a worker process
-// (process pools, prefork workers) take over before flag parsing. It returns
-// handled=false when the process is not a worker.
-var workerHook func() (code int, handled bool)
+// A reexec is a helper process this binary runs as when it re-executes
+// itself, told by its environment or arguments.
+type reexec struct {
+	name string
+	// main runs the process as the helper when it was started as one:
+	// it returns the exit code and handled=true; otherwise handled=false,
+	// at once.
+	main func(args []string) (code int, handled bool)
+}
+
+// reexecs are all the helpers. reexecMain, first thing in main (and in the
+// tests' TestMain), is their one dispatcher: no package takes a process
+// over from an init function.
+var reexecs = []reexec{
+	{"kernel crash watcher (started by kernel.Start)", func([]string) (int, bool) { return kernel.CrashWatchMain() }},
+	{"process-pool and prefork worker (bench/pymodel, bench/strategy)", func([]string) (int, bool) { return pymodel.WorkerMain() }},
+	{"notebook child process (started by conclab run)", runChildMain},
+}
+
+// reexecMain runs the process as the helper it was started as, if any.
+func reexecMain(args []string) (code int, handled bool) {
+	for _, r := range reexecs {
+		if code, handled := r.main(args); handled {
+			return code, true
+		}
+	}
+	return 0, false
+}
+
+// runChildMain runs `conclab run`'s notebook child process: the arguments
+// are exactly "run" and runChildArg.
+func runChildMain(args []string) (int, bool) {
+	if len(args) != 2 || args[0] != "run" || args[1] != runChildArg {
+		return 0, false
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return notebook.ChildMain(ctx, runnerOptions()), true
+}
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: conclab COMMAND [ARGS]\n\ncommands:")

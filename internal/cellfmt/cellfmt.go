@@ -5,7 +5,8 @@
 // A conclab cell is not a Go file: it is an optional import block, then
 // top-level statements and declarations in any order (statements run in
 // the order given, the last expression is shown), and lines starting with
-// `$` (a shell command) or `%` (a magic such as %cd). Format cuts the cell
+// `$` (a shell command) or `%` (a magic such as %cd): the grammar of
+// internal/cellsrc, which the kernel's session shares. Format cuts the cell
 // into those parts, wraps each run of statements in a function body, lays
 // the whole out as one Go file, formats it with go/format, and unwraps it
 // again: a statement run loses the body's one level of indentation (raw
@@ -26,6 +27,8 @@ import (
 	"go/scanner"
 	"go/token"
 	"strings"
+
+	"github.com/conclab/conclab/internal/cellsrc"
 )
 
 // wrapName is the name of the functions that hold a cell's statement runs
@@ -36,76 +39,35 @@ const wrapName = "__conclab_cellfmt_run"
 // (a *SyntaxError) says where the cell does not parse as conclab cell code;
 // the line numbers are the cell's own (1-based).
 func Format(src string) (string, error) {
-	lines := strings.SplitAfter(src, "\n")
 	var out strings.Builder
-	var goRun strings.Builder
-	goStart := 1 // cell line of goRun's first line
-	flush := func(next int) error {
-		text := goRun.String()
-		goRun.Reset()
-		defer func() { goStart = next }()
+	lines := strings.SplitAfter(src, "\n")
+	for _, p := range cellsrc.Split(src) {
+		if p.Kind != cellsrc.Go {
+			// A shell or magic line is kept verbatim but for trailing blanks.
+			out.WriteString(strings.TrimRight(lines[p.Line-1], " \t\r\n"))
+			if p.EOL {
+				out.WriteString("\n")
+			}
+			continue
+		}
+		text := p.Src
 		if strings.TrimSpace(text) == "" {
 			out.WriteString(leading(text, out.Len() == 0)) // blank lines between magic lines
-			return nil
+			continue
 		}
 		// Blank lines around a Go run stay as they were (one at most, as
 		// gofmt keeps between statements); the run itself is formatted.
 		lead := text[:len(text)-len(strings.TrimLeft(text, " \t\r\n"))]
 		trail := text[len(strings.TrimRight(text, " \t\r\n")):]
-		f, err := formatGo(text, goStart)
+		f, err := formatGo(text, p.Line)
 		if err != nil {
-			return err
+			return "", err
 		}
 		out.WriteString(leading(lead, out.Len() == 0))
 		out.WriteString(f)
 		out.WriteString(trailing(trail))
-		return nil
-	}
-	for i, l := range lines {
-		if isMagic(l) && !inRawString(goRun.String()) {
-			if err := flush(i + 2); err != nil {
-				return "", err
-			}
-			out.WriteString(strings.TrimRight(l, " \t\r\n"))
-			if strings.HasSuffix(l, "\n") {
-				out.WriteString("\n")
-			}
-			continue
-		}
-		goRun.WriteString(l)
-	}
-	if err := flush(len(lines) + 1); err != nil {
-		return "", err
 	}
 	return strings.TrimRight(out.String(), " \t\r\n"), nil
-}
-
-// isMagic reports whether a cell line is a `$ cmd` or `%magic` line.
-func isMagic(line string) bool {
-	t := strings.TrimLeft(line, " \t")
-	return strings.HasPrefix(t, "$") || strings.HasPrefix(t, "%")
-}
-
-// inRawString reports whether Go source ends inside a raw string literal
-// (so that a following line starting with $ or % is the literal's text).
-func inRawString(src string) bool {
-	if !strings.Contains(src, "`") {
-		return false
-	}
-	fset := token.NewFileSet()
-	file := fset.AddFile("", -1, len(src))
-	var s scanner.Scanner
-	raw := false
-	s.Init(file, []byte(src), func(_ token.Position, msg string) {
-		if strings.Contains(msg, "raw string literal not terminated") {
-			raw = true
-		}
-	}, scanner.ScanComments)
-	for {
-		if _, tok, _ := s.Scan(); tok == token.EOF {
-			return raw
-		}
-	}
 }
 
 // leading renders the whitespace before a Go run that follows a magic line
@@ -228,80 +190,20 @@ func unwrap(formatted []byte) (string, error) {
 }
 
 // splitParts cuts a Go run into statement runs and the declarations a
-// function body cannot hold (import and func declarations), by the tokens at
-// brace depth 0.
+// function body cannot hold (import and func declarations).
 func splitParts(src string, line int) ([]part, error) {
-	fset := token.NewFileSet()
-	file := fset.AddFile("", -1, len(src))
-	var s scanner.Scanner
-	var scanErr *SyntaxError
-	s.Init(file, []byte(src), func(pos token.Position, msg string) {
-		if scanErr == nil {
-			scanErr = &SyntaxError{Line: line - 1 + pos.Line, Col: pos.Column, Msg: msg}
-		}
-	}, 0)
-	type unit struct {
-		start, end int
-		toks       []token.Token
-	}
-	var units []unit
-	var cur *unit
-	depth := 0
-	header := false // inside an if/for/switch header, whose ; do not end a unit
-	for {
-		pos, tok, lit := s.Scan()
-		if tok == token.EOF {
-			break
-		}
-		o := file.Offset(pos)
-		switch {
-		case depth == 0 && (tok == token.IF || tok == token.FOR || tok == token.SWITCH || tok == token.SELECT):
-			header = true
-		case depth == 0 && tok == token.LBRACE:
-			header = false
-		}
-		if tok == token.SEMICOLON && depth == 0 && !(header && lit == ";") {
-			if cur != nil {
-				if lit == ";" {
-					cur.end = o + 1
-				}
-				units = append(units, *cur)
-				cur = nil
-			}
-			continue
-		}
-		if cur == nil {
-			cur = &unit{start: o}
-		}
-		cur.toks = append(cur.toks, tok)
-		switch tok {
-		case token.LPAREN, token.LBRACE, token.LBRACK:
-			depth++
-		case token.RPAREN, token.RBRACE, token.RBRACK:
-			if depth > 0 {
-				depth--
-			}
-		}
-		text := lit
-		if text == "" {
-			text = tok.String()
-		}
-		cur.end = min(o+len(text), len(src))
-	}
-	if cur != nil {
-		units = append(units, *cur)
-	}
+	units, scanErr := cellsrc.Units(src)
 	if scanErr != nil {
-		return nil, scanErr
+		return nil, &SyntaxError{Line: line - 1 + scanErr.Line, Col: scanErr.Col, Msg: scanErr.Msg}
 	}
 	var parts []part
 	for _, u := range units {
-		d := fileOnly(u.toks)
+		d := u.FileOnly()
 		if n := len(parts); n > 0 && !d && !parts[n-1].decl {
-			parts[n-1].end = u.end // the statement run goes on
+			parts[n-1].end = u.End // the statement run goes on
 			continue
 		}
-		parts = append(parts, part{start: u.start, end: u.end, decl: d})
+		parts = append(parts, part{start: u.Start, end: u.End, decl: d})
 	}
 	// The comments between parts: those on the line a part ends on are its
 	// own (x := 1 // one), the others belong to the part they precede; the
@@ -352,40 +254,6 @@ func comments(src string) []span {
 			out = append(out, span{o, o + len(lit)})
 		}
 	}
-}
-
-// fileOnly reports whether a unit's tokens make a declaration that only a
-// file can hold: an import, a function or a method declaration (a function
-// literal called or assigned is a statement).
-func fileOnly(toks []token.Token) bool {
-	if len(toks) < 2 {
-		return false
-	}
-	switch toks[0] {
-	case token.IMPORT:
-		return true
-	case token.FUNC:
-		if toks[1] == token.IDENT {
-			return true
-		}
-		if toks[1] != token.LPAREN {
-			return false
-		}
-		// func (recv) Name(...: a method.
-		depth := 0
-		for i := 1; i < len(toks); i++ {
-			switch toks[i] {
-			case token.LPAREN:
-				depth++
-			case token.RPAREN:
-				depth--
-			}
-			if depth == 0 {
-				return i+2 < len(toks) && toks[i+1] == token.IDENT && (toks[i+2] == token.LPAREN || toks[i+2] == token.LBRACK)
-			}
-		}
-	}
-	return false
 }
 
 // SyntaxError is a cell that does not parse: where, in the cell's own

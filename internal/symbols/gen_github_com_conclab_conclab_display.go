@@ -22,6 +22,7 @@ func init() {
 		"EncodeJPEG":         reflect.ValueOf(display.EncodeJPEG),
 		"ErrNoPublisher":     reflect.ValueOf(&display.ErrNoPublisher).Elem(),
 		"File":               reflect.ValueOf(display.File),
+		"Formats":            reflect.ValueOf(&display.Formats).Elem(),
 		"HTML":               reflect.ValueOf(display.HTML),
 		"Image":              reflect.ValueOf(display.Image),
 		"JPEG":               reflect.ValueOf(display.JPEG),
@@ -60,6 +61,7 @@ func init() {
 		// type definitions
 		"Capturer":       reflect.ValueOf((*display.Capturer)(nil)),
 		"Data":           reflect.ValueOf((*display.Data)(nil)),
+		"Format":         reflect.ValueOf((*display.Format)(nil)),
 		"HTMLer":         reflect.ValueOf((*display.HTMLer)(nil)),
 		"Handle":         reflect.ValueOf((*display.Handle)(nil)),
 		"JPEGer":         reflect.ValueOf((*display.JPEGer)(nil)),

@@ -14,7 +14,9 @@ import (
 // for, switch or select whose init, body or case defines with comma-ok
 // (`if v, ok := m[k]; ok {...}`). A top-level `func() {... v, ok := ...}()`
 // compiles but is run again by every later cell. The same code works in a
-// declared func. rewriteCommaOk turns these into forms yaegi takes, keeping
+// declared func. The same holds for several variables defined from one call
+// (`v, err := f()`) inside a block of a top-level statement (definesFromCall).
+// rewriteCommaOk turns these into forms yaegi takes, keeping
 // the line count and evaluating each operand once:
 //
 //	n, ok := i.(T)   ->  n := *new(T); ok := false; n, ok = i.(T)
@@ -164,14 +166,6 @@ func declCommaOk(src string, elemType func(ch string) (string, bool)) []piece {
 		pieces = append(pieces, piece{src: rest, decl: true, line: lineOf(last)})
 	}
 	return pieces
-}
-
-// piece is a part of a statement segment run on its own: statements, or
-// (decl) a declaration. line is its first line's offset in the segment.
-type piece struct {
-	src  string
-	decl bool
-	line int
 }
 
 // rewriteOne returns the replacement of one top-level comma-ok definition.
@@ -352,13 +346,49 @@ func hasCommaOkDefine(st ast.Stmt) bool {
 				}
 			}
 		case ast.Stmt:
-			if _, r := commaOkParts(x); r != nil {
+			if _, r := commaOkParts(x); r != nil || definesFromCall(x) {
 				found = true
 			}
 		}
 		return true
 	})
 	return found
+}
+
+// definesFromCall reports whether st defines several variables from one
+// call (`v, err := f()`, `var a, b = f()`): inside a block of a top-level
+// statement, yaegi v0.16 compiles it into nothing ("undefined: v"), as it
+// does a comma-ok there; in a declared func it works.
+func definesFromCall(st ast.Stmt) bool {
+	var lhs int
+	var rhs []ast.Expr
+	switch s := st.(type) {
+	case *ast.AssignStmt:
+		if s.Tok != token.DEFINE {
+			return false
+		}
+		lhs, rhs = len(s.Lhs), s.Rhs
+	case *ast.DeclStmt:
+		g, ok := s.Decl.(*ast.GenDecl)
+		if !ok || g.Tok != token.VAR {
+			return false
+		}
+		for _, sp := range g.Specs {
+			if vs, ok := sp.(*ast.ValueSpec); ok && len(vs.Names) >= 2 && len(vs.Values) == 1 {
+				if _, call := ast.Unparen(vs.Values[0]).(*ast.CallExpr); call {
+					return true
+				}
+			}
+		}
+		return false
+	default:
+		return false
+	}
+	if lhs < 2 || len(rhs) != 1 {
+		return false
+	}
+	_, call := ast.Unparen(rhs[0]).(*ast.CallExpr)
+	return call
 }
 
 // definedNames returns the names a top-level statement defines.

@@ -180,7 +180,11 @@ func (s *Session) resolvePackage(name string) (string, bool) {
 	// ImportUsed makes every linked package available by its base name
 	// (http for net/http), unless two share it.
 	p, ok = s.lib.used[name]
-	return p, ok && p != ""
+	if ok && p != "" {
+		return p, true
+	}
+	// The interpreted standard packages (slices, maps ...) by name.
+	return stdSourcePath(name)
 }
 
 // exprAt returns the dotted identifier chain ending at cursor (a byte offset

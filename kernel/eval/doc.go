@@ -1,147 +1,40 @@
+// Package eval runs Go code cell by cell in one in-process interpreter
+// session (github.com/traefik/yaegi), the engine behind conclab's Jupyter
+// kernel and headless notebook runner. It knows nothing of Jupyter, nor of
+// the lab.
+//
+// State persists across cells: variables, functions, types, imports and
+// goroutines. The standard library is linked in; the packages besides it
+// (the lab's, imaging, go-echarts) come from Options.Symbols, which the
+// command fills from internal/symbols. Both are importable without a
+// compiler. When display is among them it is imported in every session and
+// a gophernotes-compatible `Display(display.Data) error` function is defined,
+// so gophernotes notebooks run unchanged. Lines starting with `$` run a shell
+// command; `%cd DIR` changes the working directory.
+//
+// A cell's output (fmt.Print*, os.Stdout, os.Stderr, log) is forwarded to
+// Options.Stdout and Options.Stderr as it is produced, coalesced, and at most
+// MaxStreamBytes per cell (the rest is dropped with one notice). Eval returns
+// only after everything the cell wrote has been forwarded.
+//
+// Re-running cells is safe: an import already in place is a no-op, and
+// constructs the interpreter cannot take at the top level of a cell
+// (comma-ok definitions, calls of function literals) are rewritten into
+// forms it takes. A `$ cmd` line runs in a process group of its own, killed
+// on interrupt and by Close.
+//
+// Cancelling the context passed to Eval interrupts the cell: time.Sleep
+// returns and cell.Context() (package kernel/cell) is cancelled so that lab
+// code started from the cell stops; a cell still running 250 ms later
+// (interpreted loops, channel waits) is stopped by the interpreter (see
+// interrupt.go for what that does to other goroutines). Eval then returns
+// promptly with ctx's error and the session stays usable.
+//
+// A cell that does not compile declares nothing, and a name it uses that
+// nothing declares is reported as "undefined: x" at its first use.
+//
+// The error idiom: a top-level statement assigning to err (x, err := f())
+// is followed by a check, and a cell's final (value, error) shows the value
+// or fails; a non-nil error fails the cell with an *Error named by the
+// error's type, with no Go stack (see errcheck.go).
 package eval
-
-import (
-	"bytes"
-	"go/ast"
-	"go/doc"
-	"go/parser"
-	"go/printer"
-	"go/token"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"runtime"
-	"strings"
-	"sync"
-)
-
-var (
-	docMu    sync.Mutex
-	docCache = map[string]*doc.Package{}
-)
-
-// symbolDoc returns the documentation of symbol sym of package p ("" for the
-// package itself), read from the package's source: the standard library's
-// under GOROOT, or the module's own packages and cached modules when present.
-func (s *Session) symbolDoc(p, sym string) (string, bool) {
-	key := p
-	if sym != "" {
-		key += "." + sym
-	}
-	if d, ok := s.lib.docs[key]; ok {
-		return d, true
-	}
-	pkg := loadDoc(p)
-	if pkg == nil {
-		return "", false
-	}
-	if sym == "" {
-		return "package " + pkg.Name + " // import \"" + p + "\"\n\n" + pkg.Doc, true
-	}
-	for _, f := range pkg.Funcs {
-		if f.Name == sym {
-			return sig(f.Decl) + "\n\n" + f.Doc, true
-		}
-	}
-	tname, method, isMethod := strings.Cut(sym, ".")
-	for _, t := range pkg.Types {
-		if isMethod && t.Name == tname {
-			for _, m := range t.Methods {
-				if m.Name == method {
-					return sig(m.Decl) + "\n\n" + m.Doc, true
-				}
-			}
-		}
-		if t.Name == sym {
-			return "type " + t.Name + "\n\n" + t.Doc, true
-		}
-		for _, f := range t.Funcs {
-			if f.Name == sym {
-				return sig(f.Decl) + "\n\n" + f.Doc, true
-			}
-		}
-	}
-	for _, vs := range [][]*doc.Value{pkg.Vars, pkg.Consts} {
-		for _, v := range vs {
-			for _, n := range v.Names {
-				if n == sym {
-					return strings.Join(v.Names, ", ") + "\n\n" + v.Doc, true
-				}
-			}
-		}
-	}
-	return "", false
-}
-
-func sig(d *ast.FuncDecl) string {
-	if d == nil {
-		return ""
-	}
-	cp := *d
-	cp.Body, cp.Doc = nil, nil
-	var buf bytes.Buffer
-	if err := printer.Fprint(&buf, token.NewFileSet(), &cp); err != nil {
-		return "func " + d.Name.Name
-	}
-	return buf.String()
-}
-
-func loadDoc(p string) *doc.Package {
-	docMu.Lock()
-	defer docMu.Unlock()
-	if d, ok := docCache[p]; ok {
-		return d
-	}
-	var d *doc.Package
-	if dir := sourceDir(p); dir != "" {
-		fset := token.NewFileSet()
-		pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool {
-			return !strings.HasSuffix(fi.Name(), "_test.go")
-		}, parser.ParseComments)
-		if err == nil {
-			for name, ap := range pkgs {
-				if name == "main" || strings.HasSuffix(name, "_test") {
-					continue
-				}
-				d = doc.New(ap, p, 0)
-				break
-			}
-		}
-	}
-	docCache[p] = d
-	return d
-}
-
-// sourceDir finds the source directory of a package, if it is on disk.
-func sourceDir(p string) string {
-	if !strings.Contains(strings.SplitN(p, "/", 2)[0], ".") {
-		dir := filepath.Join(runtime.GOROOT(), "src", p)
-		if isDir(dir) {
-			return dir
-		}
-		return ""
-	}
-	const self = "github.com/conclab/conclab"
-	if strings.HasPrefix(p, self) {
-		if wd, err := os.Getwd(); err == nil {
-			for dir := wd; ; dir = filepath.Dir(dir) {
-				if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.Contains(string(b), "module "+self+"\n") {
-					cand := filepath.Join(dir, strings.TrimPrefix(p, self))
-					if isDir(cand) {
-						return cand
-					}
-					break
-				}
-				if filepath.Dir(dir) == dir {
-					break
-				}
-			}
-		}
-	}
-	return ""
-}
-
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
-}

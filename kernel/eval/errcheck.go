@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"unicode"
+
+	"github.com/conclab/conclab/internal/cellsrc"
 )
 
 // The error idiom. A top-level statement of a cell that assigns to a
@@ -65,13 +67,14 @@ func instrumentErr(segs []segment) []segment {
 	var units []ref
 	for i, seg := range segs {
 		switch seg.kind {
-		case segShell, segCd:
+		case segShell, segMagic:
 			units = append(units, ref{seg: i, start: -1})
 			continue
 		}
-		for _, u := range splitUnits(seg.src) {
-			units = append(units, ref{seg: i, start: u.start, end: u.end, text: seg.src[u.start:u.end],
-				stmt: seg.kind == segStmt && !seg.expr && u.kind == segStmt})
+		us, _ := cellsrc.Units(seg.src)
+		for _, u := range us {
+			units = append(units, ref{seg: i, start: u.Start, end: u.End, text: seg.src[u.Start:u.End],
+				stmt: seg.kind == segStmt && !seg.expr && !u.Declaration()})
 		}
 	}
 	inserts := map[int][]ref{} // segment -> units to check after, in order

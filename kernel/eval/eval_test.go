@@ -205,28 +205,40 @@ func TestInterrupt(t *testing.T) {
 		"n := 0\nfor { n++ }",
 		"time.Sleep(time.Hour)",
 		"ch := make(chan int)\n<-ch",
-		"import \"github.com/conclab/conclab/kernel/cell\"\n<-cell.Context().Done()",
 	} {
 		t.Run(code, func(t *testing.T) {
 			t.Parallel()
-			s, _, _ := newSession(t)
-			mustEval(t, s, "state := 41")
-			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-			defer cancel()
-			t0 := time.Now()
-			_, err := s.Eval(ctx, code)
-			if !errors.Is(err, context.DeadlineExceeded) {
-				t.Fatalf("Eval = %v; want deadline exceeded", err)
-			}
-			// 300 ms, the 250 ms grace and at most 700 ms of settling; the
-			// rest is room for a loaded machine (a hang takes forever).
-			if el := time.Since(t0); el > 3*time.Second {
-				t.Errorf("interrupt took %v; want < 3s", el)
-			}
-			if r := mustEval(t, s, "state + 1"); r.Value != 42 {
-				t.Errorf("after interrupt state+1 = %v", r.Value)
-			}
+			testInterrupt(t, code)
 		})
+	}
+}
+
+// TestInterruptCellContext is not parallel: cell.Context() is the process's
+// (one session per process, as the kernel and the runner have), so a
+// session of a parallel test would see another's cell's context, cancelled
+// at that cell's deadline.
+func TestInterruptCellContext(t *testing.T) {
+	testInterrupt(t, "import \"github.com/conclab/conclab/kernel/cell\"\n<-cell.Context().Done()")
+}
+
+func testInterrupt(t *testing.T, code string) {
+	t.Helper()
+	s, _, _ := newSession(t)
+	mustEval(t, s, "state := 41")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	_, err := s.Eval(ctx, code)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Eval = %v; want deadline exceeded", err)
+	}
+	// 300 ms, the 250 ms grace and at most 700 ms of settling; the
+	// rest is room for a loaded machine (a hang takes forever).
+	if el := time.Since(t0); el > 3*time.Second {
+		t.Errorf("interrupt took %v; want < 3s", el)
+	}
+	if r := mustEval(t, s, "state + 1"); r.Value != 42 {
+		t.Errorf("after interrupt state+1 = %v", r.Value)
 	}
 }
 
@@ -254,6 +266,36 @@ func TestShellAndCd(t *testing.T) {
 	s.Close()
 	if now, _ := os.Getwd(); now != wd {
 		t.Errorf("Close did not restore cwd: %q; want %q", now, wd)
+	}
+}
+
+// The cell grammar is internal/cellsrc's: lines in a raw string are Go
+// whatever they start with; any other line starting with % is a magic.
+func TestCellGrammar(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, code, want, wantErr string
+	}{
+		{"dollar line inside a raw string", "s := `\n$ not a command\n%not a magic\n`\ns", "\n$ not a command\n%not a magic\n", ""},
+		{"unknown magic", "x := 1\n%timeit x", "", "MagicError: cell line 2: unknown magic %timeit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _, _ := newSession(t)
+			r, err := s.Eval(context.Background(), tt.code)
+			if tt.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
+					t.Fatalf("Eval = %v; want an error starting %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Data.Data["text/plain"]; got != tt.want {
+				t.Errorf("value = %v; want %v", got, tt.want)
+			}
+		})
 	}
 }
 
@@ -538,9 +580,8 @@ func TestGoroutinePanicFailsItsCell(t *testing.T) {
 // goroutine an earlier cell left looping keeps running. A cell that does
 // not (an interpreted endless loop) is stopped by yaegi, which stops
 // whatever interpreted code runs at that moment; afterwards interpreted
-// code runs normally again.
+// code runs normally again. Not parallel: cell.Context() is the process's.
 func TestInterruptAndEarlierCells(t *testing.T) {
-	t.Parallel()
 	s, _, _ := newSession(t)
 	mustEval(t, s, `import (
 	"io"
@@ -698,5 +739,34 @@ func TestInspectInsideCall(t *testing.T) {
 		if ok != tt.found || !strings.Contains(doc, tt.want) {
 			t.Errorf("Inspect(%q, %d) = %q, %v; want found=%v containing %q", tt.code, cur, doc, ok, tt.found, tt.want)
 		}
+	}
+}
+
+// testing/synctest works where the bubble's goroutines wait in time.Sleep,
+// timers or compiled code: the fake clock advances, synctest.Wait returns,
+// and context.Background() in the bubble is Go's (the cell's context,
+// cancelled from outside, would close a channel of the bubble).
+func TestSynctest(t *testing.T) {
+	t.Parallel()
+	s, out, _ := newSession(t)
+	mustEval(t, s, `import "testing/synctest"
+synctest.Test(&testing.T{}, func(t *testing.T) {
+	start := time.Now()
+	done := false
+	go func() {
+		time.Sleep(time.Minute)
+		done = true
+	}()
+	synctest.Wait()
+	fmt.Println(done, time.Since(start))
+	time.Sleep(2 * time.Minute)
+	synctest.Wait()
+	fmt.Println(done, time.Since(start))
+	time.AfterFunc(time.Hour, func() { fmt.Println("timer at", time.Since(start)) })
+	time.Sleep(2 * time.Hour)
+	fmt.Println(context.Background())
+})`)
+	if got, want := out.String(), "false 0s\ntrue 2m0s\ntimer at 1h2m0s\ncontext.Background\n"; got != want {
+		t.Errorf("synctest cell printed %q; want %q", got, want)
 	}
 }

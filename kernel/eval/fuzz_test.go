@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -14,7 +13,7 @@ func FuzzSplitCell(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, code string) {
 		for _, seg := range splitCell(code) {
-			if seg.kind != segShell && seg.kind != segCd && seg.line < 1 {
+			if seg.kind != segShell && seg.kind != segMagic && seg.line < 1 {
 				t.Fatalf("segment %+v has no line", seg)
 			}
 			if (seg.kind == segStmt || seg.kind == segDecl) && !strings.Contains(code, strings.TrimSpace(seg.src)) {
@@ -38,12 +37,14 @@ func FuzzSplitCell(f *testing.F) {
 			t.Fatalf("dedupeImports changed the line count of %q: %q", code, out)
 		}
 		guardGoroutines(code, true, nil, nil)
-		anyInt := func(string) (reflect.Kind, bool) { return reflect.Int, true }
-		yes := func(string, string) bool { return true }
 		for _, decl := range []bool{false, true} {
-			out := rewriteRangeInt(code, decl, anyInt, yes)
-			if strings.Count(out, "\n") != strings.Count(code, "\n") {
-				t.Fatalf("rewriteRangeInt changed the line count of %q: %q", code, out)
+			if out := rewriteTupleAssign(code, decl); strings.Count(out, "\n") != strings.Count(code, "\n") {
+				t.Fatalf("rewriteTupleAssign changed the line count of %q: %q", code, out)
+			}
+		}
+		for _, part := range typesFirst(code) {
+			if strings.Count(part, "\n") != strings.Count(code, "\n") {
+				t.Fatalf("typesFirst changed the line count of %q: %q", code, part)
 			}
 		}
 	})
@@ -81,27 +82,6 @@ func TestGuardGoroutines(t *testing.T) {
 		}
 		if strings.Count(guardGoroutines(tt.in, false, isPkg, isConst), "\n") != strings.Count(tt.in, "\n") {
 			t.Errorf("guardGoroutines(%q) changed the line count", tt.in)
-		}
-	}
-}
-
-func TestRewriteRangeInt(t *testing.T) {
-	t.Parallel()
-	noVars := func(string) (reflect.Kind, bool) { return reflect.Invalid, false }
-	noFuncs := func(string, string) bool { return false }
-	tests := []struct{ in, want string }{
-		{"for i := range 10 {\n}", "for i, _crn0 := 0, 10; i < _crn0; i++ {\n}"},
-		{"for range 3 { f() }", "for _cri0, _crn0 := 0, 3; _cri0 < _crn0; _cri0++ { f() }"},
-		{"for i := range len(xs) {}", "for i, _crn0 := 0, len(xs); i < _crn0; i++ {}"},
-		{"func g(n int64) { for i := range n {} }", "func g(n int64) { for i, _crn0 := (n - n), n; i < _crn0; i++ {} }"},
-		{"for i := range xs {}", "for i := range xs {}"},
-		{"for i, v := range xs {}", "for i, v := range xs {}"},
-		{"for k := range m {}", "for k := range m {}"},
-	}
-	for _, tt := range tests {
-		decl := strings.HasPrefix(tt.in, "func ")
-		if got := rewriteRangeInt(tt.in, decl, noVars, noFuncs); got != tt.want {
-			t.Errorf("rewriteRangeInt(%q) =\n%q; want\n%q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -10,20 +10,17 @@ import (
 // goGuard is inserted at the start of every goroutine a cell starts: an
 // unrecovered panic in a goroutine would otherwise end the whole process
 // (and the kernel). It reports the panic on stderr instead, and the cell
-// that started the goroutine fails if it is still running. CELL names the
-// variable holding that cell's number, taken at the go statement.
-const goGuard = `defer func() { if r := recover(); r != nil { _conclabGoPanic(CELL, r) } }(); `
+// that started the goroutine fails if it is still running. It also records
+// the goroutine as the cell's while it runs, so that the cell's interrupt
+// ends it (cellscope.go). CELL names the variable holding that cell's
+// number, taken at the go statement.
+const goGuard = `_conclabGoEnter(CELL); defer func() { _conclabGoLeave(); if r := recover(); r != nil { _conclabGoPanic(CELL, r) } }(); `
 
-func guardFor(cellVar string) string { return strings.Replace(goGuard, "CELL", cellVar, 1) }
+func guardFor(cellVar string) string { return strings.ReplaceAll(goGuard, "CELL", cellVar) }
 
 var builtinFuncs = map[string]bool{"append": true, "cap": true, "clear": true, "close": true, "complex": true,
 	"copy": true, "delete": true, "imag": true, "len": true, "make": true, "max": true, "min": true, "new": true,
 	"panic": true, "print": true, "println": true, "real": true, "recover": true}
-
-type edit struct {
-	from, to int
-	text     string
-}
 
 // guardGoroutines rewrites the go statements of src so that a panic in the
 // goroutine is recovered:

@@ -5,13 +5,9 @@ import (
 	"go/parser"
 	"go/token"
 	"path"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
-	"unsafe"
-
-	"github.com/traefik/yaegi/interp"
 )
 
 // Re-running a cell must be safe, but yaegi rejects a second import of a
@@ -23,16 +19,12 @@ import (
 // read from the interpreter itself (not from the session's record), so an
 // import bound by a cell that failed later is still recognised.
 
-// importKey is the key yaegi gives an import named name in the main scope
-// of sources passed to Eval/Compile (their file name is "_.go").
-func importKey(name string) string { return name + "/" + interp.DefaultSourceName }
-
 // importFixer tells what name is bound to and unbinds it.
 type importFixer interface {
-	// bound returns the import path name is bound to in the main scope.
-	bound(name string) (string, bool)
-	// unbind removes the binding of name.
-	unbind(name string)
+	// Bound returns the import path name is bound to in the main scope.
+	Bound(name string) (string, bool)
+	// Unbind removes the binding of name.
+	Unbind(name string)
 }
 
 // dedupeImports returns the declaration segment src without the imports
@@ -73,13 +65,13 @@ func dedupeImports(src string, fx importFixer, importName func(path string) stri
 			if name == "_" || name == "." {
 				continue
 			}
-			cur, ok := fx.bound(name)
+			cur, ok := fx.Bound(name)
 			switch {
 			case !ok:
 			case cur == p || cur == canonicalImport(p):
 				drop = append(drop, is)
 			default:
-				fx.unbind(name)
+				fx.Unbind(name)
 			}
 		}
 		if len(drop) == 0 {
@@ -122,68 +114,4 @@ func canonicalImport(p string) string {
 		return base
 	}
 	return p
-}
-
-// interpScope reaches yaegi's main-scope symbol table. Its methods do
-// nothing (report nothing bound) if yaegi's unexported layout is not the
-// expected one.
-type interpScope struct{ in *interp.Interpreter }
-
-// exposed makes an unexported field settable.
-func exposed(v reflect.Value) reflect.Value {
-	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
-}
-
-// mainSym returns the main scope's sym map (map[string]*symbol).
-func (sc interpScope) mainSym() (m reflect.Value, ok bool) {
-	defer func() {
-		if recover() != nil {
-			m, ok = reflect.Value{}, false
-		}
-	}()
-	f := reflect.ValueOf(sc.in).Elem().FieldByName("scopes")
-	if !f.IsValid() || f.Kind() != reflect.Map {
-		return reflect.Value{}, false
-	}
-	s := exposed(f).MapIndex(reflect.ValueOf("main"))
-	if !s.IsValid() || s.Kind() != reflect.Pointer || s.IsNil() {
-		return reflect.Value{}, false
-	}
-	symf := s.Elem().FieldByName("sym")
-	if !symf.IsValid() || symf.Kind() != reflect.Map || symf.Type().Key().Kind() != reflect.String {
-		return reflect.Value{}, false
-	}
-	return exposed(symf), true
-}
-
-func (sc interpScope) bound(name string) (p string, ok bool) {
-	defer func() {
-		if recover() != nil {
-			p, ok = "", false
-		}
-	}()
-	m, ok := sc.mainSym()
-	if !ok {
-		return "", false
-	}
-	sym := m.MapIndex(reflect.ValueOf(importKey(name)))
-	if !sym.IsValid() || sym.Kind() != reflect.Pointer || sym.IsNil() {
-		return "", false
-	}
-	typ := sym.Elem().FieldByName("typ")
-	if !typ.IsValid() || typ.Kind() != reflect.Pointer || typ.IsNil() {
-		return "", false
-	}
-	pf := typ.Elem().FieldByName("path")
-	if !pf.IsValid() || pf.Kind() != reflect.String {
-		return "", false
-	}
-	return pf.String(), true
-}
-
-func (sc interpScope) unbind(name string) {
-	defer func() { _ = recover() }()
-	if m, ok := sc.mainSym(); ok {
-		m.SetMapIndex(reflect.ValueOf(importKey(name)), reflect.Value{})
-	}
 }

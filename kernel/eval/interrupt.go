@@ -1,16 +1,16 @@
 package eval
 
 import (
-	"bytes"
 	"context"
 	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/traefik/yaegi/interp"
+
+	"github.com/conclab/conclab/kernel/eval/internal/reach"
 )
 
 // How a cell is interrupted. yaegi's only way to stop interpreted code is
@@ -35,8 +35,8 @@ import (
 //     run on normally.
 //
 // The yaegi internals used (the interpreter's id, its frame's done channel)
-// are reached by reflection; if their layout is not the expected one, step
-// 2 behaves as plain yaegi does (the id is not set back).
+// are reached through package reach; if their layout is not the expected
+// one, step 2 behaves as plain yaegi does (the id is not set back).
 
 // stopGrace is how long an interrupted cell may take to end on its own
 // before yaegi stops it.
@@ -51,9 +51,17 @@ type stopState struct {
 	// when it was read.
 	runID   uint64
 	restore bool
+	// over is closed once the stop is over (the run id set back, or
+	// not to be).
+	over     chan struct{}
+	overOnce sync.Once
 }
 
-func newStopState() *stopState { return &stopState{hard: make(chan struct{})} }
+func newStopState() *stopState {
+	return &stopState{hard: make(chan struct{}), over: make(chan struct{})}
+}
+
+func (st *stopState) end() { st.overOnce.Do(func() { close(st.over) }) }
 
 // execute runs prog; when ctx is cancelled, the cell is stopped as
 // described above.
@@ -95,7 +103,7 @@ func (s *Session) hardStop() {
 	st := s.stop
 	s.mu.Unlock()
 	st.once.Do(func() {
-		if p, ok := runIDOf(s.in); ok {
+		if p, ok := reach.Of(s.in).RunID(); ok {
 			st.runID, st.restore = atomic.LoadUint64(p), true
 		}
 		close(st.hard)
@@ -115,61 +123,36 @@ func (s *Session) afterStop(settled bool) {
 	default:
 		return // the cell ended on its own
 	}
+	defer st.end()
 	if !settled || !st.restore {
 		return
 	}
-	p, ok := runIDOf(s.in)
+	p, ok := reach.Of(s.in).RunID()
 	if !ok {
 		return
 	}
 	// yaegi's stop adds one; anything else means another stop happened.
 	if atomic.CompareAndSwapUint64(p, st.runID+1, st.runID) {
-		refreshDone(s.in)
+		reach.Of(s.in).RefreshDone()
 	}
 }
 
-// runIDOf returns the address of the interpreter's run id.
-func runIDOf(in *interp.Interpreter) (p *uint64, ok bool) {
-	defer func() {
-		if recover() != nil {
-			p, ok = nil, false
-		}
-	}()
-	f := reflect.ValueOf(in).Elem().FieldByName("id")
-	if !f.IsValid() || f.Kind() != reflect.Uint64 {
-		return nil, false
-	}
-	return (*uint64)(unsafe.Pointer(f.UnsafeAddr())), true
-}
-
-// refreshDone gives the interpreter's global frame a done channel that is
-// open: the stopped execution closed its own, and frames made from the
-// global frame (calls of cell functions by compiled code) copy it, so their
-// channel operations would end at once until the next cell runs.
-func refreshDone(in *interp.Interpreter) {
-	defer func() { _ = recover() }()
-	fp := reflect.ValueOf(in).Elem().FieldByName("frame")
-	if !fp.IsValid() || fp.Kind() != reflect.Pointer || fp.IsNil() {
-		return
-	}
-	fr := fp.Elem()
-	mf, df := fr.FieldByName("mutex"), fr.FieldByName("done")
-	if !mf.IsValid() || mf.Type() != reflect.TypeOf(sync.RWMutex{}) || !df.IsValid() || df.Type() != reflect.TypeOf(reflect.SelectCase{}) {
-		return
-	}
-	mu := (*sync.RWMutex)(unsafe.Pointer(mf.UnsafeAddr()))
-	done := reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(make(chan struct{}))}
-	mu.Lock()
-	exposed(df).Set(reflect.ValueOf(done))
-	mu.Unlock()
-}
-
-// sleep is time.Sleep in cells. It returns early when the cell is
-// interrupted while it sleeps (step 1). A sleep that starts after the
-// interrupt (a loop around it, or a handler) sleeps normally, except on the
-// cell's own goroutine, which yaegi's stop (step 2) wakes so that it stops.
+// sleep is time.Sleep in cells. It returns early on the cell's own
+// goroutine when the cell is interrupted while it sleeps (step 1); yaegi's
+// stop (step 2) wakes it too, so that it stops. A goroutine the
+// interrupted cell started ends instead (cellscope.go), at once if it is
+// sleeping. Other goroutines sleep on.
 func (s *Session) sleep(d time.Duration) {
+	if s.goroutines.doomed() {
+		runtime.Goexit()
+	}
 	if d <= 0 {
+		return
+	}
+	if inSynctestBubble() {
+		// Waiting on the session's channels (made outside the bubble)
+		// would keep the bubble's clock from advancing.
+		time.Sleep(d)
 		return
 	}
 	s.mu.Lock()
@@ -177,32 +160,64 @@ func (s *Session) sleep(d time.Duration) {
 	s.mu.Unlock()
 	t := time.NewTimer(d)
 	defer t.Stop()
-	asked := ctx.Done()
+	asked, hard := ctx.Done(), st.hard
 	if ctx.Err() != nil {
 		asked = nil
 	}
-	select {
-	case <-t.C:
-	case <-asked:
-	case <-st.hard:
-		if !onCellGoroutine() {
-			<-t.C
-		}
-	}
-}
-
-// onCellGoroutine reports whether the calling goroutine is the one running
-// a cell's statements (yaegi's ExecuteWithContext goroutine).
-func onCellGoroutine() bool {
-	buf := make([]byte, 64<<10)
 	for {
-		n := runtime.Stack(buf, false)
-		if n < len(buf) || len(buf) >= 64<<20 {
-			return bytes.Contains(buf[:n], []byte(executeFrame))
+		select {
+		case <-t.C:
+			s.waitStopOver()
+			return
+		case <-asked:
+			asked = nil
+			if s.goroutines.doomed() {
+				runtime.Goexit()
+			}
+			if reach.OnExecuteGoroutine() {
+				return
+			}
+		case <-hard:
+			hard = nil
+			if reach.OnExecuteGoroutine() {
+				return
+			}
 		}
-		buf = make([]byte, 2*len(buf))
 	}
 }
 
-// executeFrame is the function yaegi runs a cell's program in.
-const executeFrame = "interp.(*Interpreter).ExecuteWithContext.func1"
+// waitStopOver holds a goroutine waking from a sleep while yaegi stops the
+// running cell: interpreted code it ran in that moment would be stopped
+// too, whichever cell started it. It waits until the run id is set back
+// (a goroutine of the stopped cell ends instead; the stopped cell's own
+// goroutine goes on, to stop).
+func (s *Session) waitStopOver() {
+	s.mu.Lock()
+	st := s.stop
+	s.mu.Unlock()
+	select {
+	case <-st.hard:
+	default:
+		return
+	}
+	select {
+	case <-st.over:
+		return
+	default:
+	}
+	if s.goroutines.doomed() {
+		runtime.Goexit()
+	}
+	if reach.OnExecuteGoroutine() {
+		return
+	}
+	select {
+	case <-st.over:
+	case <-time.After(time.Second):
+	}
+}
+
+// inSynctestBubble reports whether the calling goroutine is in a
+// testing/synctest bubble, whose fake clock starts at midnight UTC, January
+// 1, 2000 (testing/synctest has no call telling it).
+func inSynctestBubble() bool { return time.Now().Year() == 2000 }

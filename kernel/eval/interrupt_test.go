@@ -13,12 +13,11 @@ import (
 // closure holding a sync.Mutex (notebooks/byo-server.ipynb) must not leave
 // the mutex locked: the re-run works. The handler is called from compiled
 // net/http; the cell waits in compiled lab code (load.Run) watching
-// cell.Context().
+// cell.Context(). Not parallel: cell.Context() is the process's, and a
+// parallel session's cell would see another's.
 func TestInterruptBurstThenRerun(t *testing.T) {
-	t.Parallel()
 	for _, unlock := range []string{"mu.Unlock()", "defer mu.Unlock()"} {
 		t.Run(unlock, func(t *testing.T) {
-			t.Parallel()
 			s, _, _ := newSession(t)
 			handler := "mu.Lock()\n\ttime.Sleep(wait)\n\tmu.Unlock()\n\tfmt.Fprintln(w, \"ok\")"
 			if strings.HasPrefix(unlock, "defer") {

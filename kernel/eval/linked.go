@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/traefik/yaegi/stdlib"
+	"github.com/conclab/conclab/internal/symbols/stdlib"
 )
 
 // Symbols are the packages a session links in besides the standard library,

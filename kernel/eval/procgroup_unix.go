@@ -33,3 +33,9 @@ func killGroup(pgid int) error {
 func groupAlive(pgid int) bool {
 	return pgid > 0 && syscall.Kill(-pgid, 0) != syscall.ESRCH
 }
+
+// isGroupLeader reports whether cmd's process was started as the leader
+// of a process group of its own.
+func isGroupLeader(cmd *exec.Cmd) bool {
+	return cmd.SysProcAttr != nil && cmd.SysProcAttr.Setpgid && cmd.SysProcAttr.Pgid == 0
+}

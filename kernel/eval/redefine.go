@@ -4,17 +4,18 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"reflect"
 
 	"github.com/traefik/yaegi/interp"
+
+	"github.com/conclab/conclab/kernel/eval/internal/reach"
 )
 
 // yaegi keeps the first declaration of a type when a later cell declares a
 // type of the same name again. Before such a redeclaration the session
 // removes the old name from the interpreter's main scope (values of the old
 // type keep working, as in Go a new declaration makes a new type). This
-// reaches into yaegi's unexported fields and does nothing if their layout is
-// not the expected one.
+// reaches into yaegi's unexported state (package reach) and does nothing if
+// its layout is not the expected one.
 
 // typeNames returns the names of the types a declaration segment declares.
 func typeNames(src string) []string {
@@ -37,20 +38,4 @@ func typeNames(src string) []string {
 
 // forgetType removes name from the interpreter's main scope; it reports
 // whether it did.
-func forgetType(in *interp.Interpreter, name string) (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	sym, ok := interpScope{in}.mainSym()
-	if !ok {
-		return false
-	}
-	key := reflect.ValueOf(name)
-	if !sym.MapIndex(key).IsValid() {
-		return false
-	}
-	sym.SetMapIndex(key, reflect.Value{})
-	return true
-}
+func forgetType(in *interp.Interpreter, name string) bool { return reach.Of(in).ForgetType(name) }

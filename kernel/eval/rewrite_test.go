@@ -62,8 +62,8 @@ func TestRewriteCommaOk(t *testing.T) {
 
 type fakeImports map[string]string
 
-func (f fakeImports) bound(name string) (string, bool) { p, ok := f[name]; return p, ok }
-func (f fakeImports) unbind(name string)               { delete(f, name) }
+func (f fakeImports) Bound(name string) (string, bool) { p, ok := f[name]; return p, ok }
+func (f fakeImports) Unbind(name string)               { delete(f, name) }
 
 func TestDedupeImports(t *testing.T) {
 	t.Parallel()

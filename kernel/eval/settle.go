@@ -1,13 +1,13 @@
 package eval
 
 import (
-	"bytes"
 	"context"
 	"runtime/pprof"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/conclab/conclab/kernel/eval/internal/reach"
 )
 
 // yaegi's ExecuteWithContext returns as soon as its context is cancelled, while
@@ -43,16 +43,4 @@ func settle(id string, max time.Duration) bool {
 	}
 }
 
-func running(id string) bool {
-	var buf bytes.Buffer
-	if err := pprof.Lookup("goroutine").WriteTo(&buf, 1); err != nil {
-		return false
-	}
-	want := `"` + evalLabel + `":"` + id + `"`
-	for _, rec := range strings.Split(buf.String(), "\n\n") {
-		if strings.Contains(rec, want) && strings.Contains(rec, "WithContext.func1") {
-			return true
-		}
-	}
-	return false
-}
+func running(id string) bool { return reach.Executing(evalLabel, id) }

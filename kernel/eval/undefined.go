@@ -2,10 +2,10 @@ package eval
 
 import (
 	"fmt"
+	"github.com/conclab/conclab/kernel/eval/internal/reach"
 	"go/parser"
 	"go/token"
 	"go/types"
-	"reflect"
 	"strconv"
 	"strings"
 )
@@ -112,133 +112,6 @@ func (s *Session) isDefined(name string) bool {
 	if _, ok := s.resolvePackage(name); ok {
 		return true
 	}
-	sc := interpScope{s.in}
-	main, ok := sc.mainSym()
-	if !ok {
-		return true
-	}
-	if realSymbol(main.MapIndex(reflect.ValueOf(name))) || realSymbol(main.MapIndex(reflect.ValueOf(importKey(name)))) {
-		return true
-	}
-	uni, ok := sc.universeSym()
-	if !ok {
-		return true
-	}
-	return realSymbol(uni.MapIndex(reflect.ValueOf(name)))
-}
-
-// yaegi's symbol kinds (interp/scope.go): undefSym is 0, typeSym 7.
-const (
-	yaegiUndefSym = 0
-	yaegiTypeSym  = 7
-)
-
-// realSymbol reports whether sym (a *symbol of yaegi, or invalid) declares
-// something: not absent, not undefSym, not an incomplete type placeholder
-// (what yaegi leaves for a name it could not resolve yet).
-func realSymbol(sym reflect.Value) (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = true // unexpected layout: assume declared
-		}
-	}()
-	if !sym.IsValid() || sym.Kind() != reflect.Pointer || sym.IsNil() {
-		return false
-	}
-	kind := sym.Elem().FieldByName("kind")
-	if !kind.IsValid() || !kind.CanUint() {
-		return true
-	}
-	switch kind.Uint() {
-	case yaegiUndefSym:
-		return false
-	case yaegiTypeSym:
-		typ := sym.Elem().FieldByName("typ")
-		if typ.IsValid() && typ.Kind() == reflect.Pointer && !typ.IsNil() {
-			if inc := typ.Elem().FieldByName("incomplete"); inc.IsValid() && inc.Kind() == reflect.Bool && inc.Bool() {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// scopeSnapshot is the main scope's symbol table before a compilation:
-// name -> *symbol.
-type scopeSnapshot struct {
-	m    reflect.Value // the live map
-	syms map[string]reflect.Value
-}
-
-// universeSym returns the universe scope's sym map (predeclared names and
-// the packages ImportUsed made available by name).
-func (sc interpScope) universeSym() (m reflect.Value, ok bool) {
-	defer func() {
-		if recover() != nil {
-			m, ok = reflect.Value{}, false
-		}
-	}()
-	u := reflect.ValueOf(sc.in).Elem().FieldByName("universe")
-	if !u.IsValid() || u.Kind() != reflect.Pointer || u.IsNil() {
-		return reflect.Value{}, false
-	}
-	symf := u.Elem().FieldByName("sym")
-	if !symf.IsValid() || symf.Kind() != reflect.Map || symf.Type().Key().Kind() != reflect.String {
-		return reflect.Value{}, false
-	}
-	return exposed(symf), true
-}
-
-// snapshot records the main scope's symbols (ok false when yaegi's
-// layout is not the expected one).
-func (sc interpScope) snapshot() (snap scopeSnapshot, ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	m, ok := sc.mainSym()
-	if !ok {
-		return scopeSnapshot{}, false
-	}
-	snap = scopeSnapshot{m: m, syms: make(map[string]reflect.Value, m.Len())}
-	it := m.MapRange()
-	for it.Next() {
-		snap.syms[it.Key().String()] = it.Value()
-	}
-	return snap, true
-}
-
-// restore undoes what a failed compilation did to the main scope: symbols
-// it added (placeholders for names it could not resolve, variables of the
-// statements it compiled, imports) are removed and symbols it replaced are
-// put back, so a cell that did not compile changes nothing (as in Go) and
-// a later cell does not meet "incomplete type x" for its placeholder.
-func (snap scopeSnapshot) restore() {
-	defer func() { _ = recover() }()
-	if !snap.m.IsValid() {
-		return
-	}
-	var added, replaced []reflect.Value
-	it := snap.m.MapRange()
-	for it.Next() {
-		old, ok := snap.syms[it.Key().String()]
-		switch {
-		case !ok:
-			added = append(added, it.Key())
-		case old.Pointer() != it.Value().Pointer():
-			replaced = append(replaced, it.Key())
-		}
-	}
-	for _, k := range replaced {
-		snap.m.SetMapIndex(k, snap.syms[k.String()])
-	}
-	for _, k := range added {
-		snap.m.SetMapIndex(k, reflect.Value{})
-	}
-	for k, v := range snap.syms {
-		if !snap.m.MapIndex(reflect.ValueOf(k)).IsValid() {
-			snap.m.SetMapIndex(reflect.ValueOf(k), v)
-		}
-	}
+	declared, known := reach.Of(s.in).Declared(name)
+	return declared || !known
 }

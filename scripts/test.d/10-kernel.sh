@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # The conclab kernel's integration suite: generated symbols up to date; bad
 # input to `conclab kernel`; the kernelspec install; Jupyter's conformance
-# suite (jupyter_kernel_test 0.7, IOPub welcome included); interactive sessions through jupyter_client
-# (test_session_rerun.py), the cell idioms (test_cell_idioms.py) and bench.Run's
-# live progress on the quickstart (test_progress_seed.py; helpers in
-# kernel_client.py); notebook parameters under papermill and conclab run -p
-# (test_parameters.py); a notebook run by nbconvert through the
-# kernel; on Go 1.27 (GOTOOLCHAIN=go1.27.3) vet, the kernel packages, short tests
-# of the frames, charts, runner and CLI, and the quickstart notebook.
+# suite (jupyter_kernel_test 0.7, IOPub welcome included); interactive
+# sessions through jupyter_client (test_session_rerun.py), an interrupt
+# leaving no process, port or goroutine (test_interrupt_cleanup.py), the cell
+# idioms (test_cell_idioms.py) and bench.Run's live progress on the quickstart
+# (test_progress_seed.py; helpers in kernel_client.py); notebook parameters
+# under papermill and conclab run -p (test_parameters.py); a notebook run by
+# nbconvert through the kernel; the same notebooks through the kernel and
+# `conclab run` give the same outputs (compare_outputs.py); the go run corpus
+# through the kernel (test_gorun_corpus.py); on Go 1.27 (GOTOOLCHAIN=go1.27.3)
+# vet, the kernel packages (the go run corpus against Go 1.27's go run among
+# them), short tests of the frames, charts, runner and CLI, and the quickstart
+# notebook.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -90,6 +95,15 @@ echo "-- interactive sessions through jupyter_client: re-runs, go statements, co
 grep -q '^OK$' "$tmp/rerun.log" || { echo "FAIL: interactive session tests" >&2; exit 1; }
 if grep -q 'skipped' "$tmp/rerun.log"; then echo "FAIL: a session test was skipped" >&2; exit 1; fi
 
+echo "-- an interrupt leaves nothing behind: \$ sleep, exec.Command, bench.Run(context.Background()), servers with no context, goroutine loops, prefork x20 (processes, ports, goroutines)"
+(cd kernel/testdata && $py -m unittest -v test_interrupt_cleanup 2>&1 | grep -v -e 'frozen modules' -e 'Debugger warning' -e 'Debugging will proceed' -e 'Xfrozen_modules' ) | tee "$tmp/cleanup.log"
+grep -q '^OK$' "$tmp/cleanup.log" || { echo "FAIL: interrupt cleanup tests" >&2; exit 1; }
+if grep -q 'skipped' "$tmp/cleanup.log"; then echo "FAIL: an interrupt cleanup test was skipped" >&2; exit 1; fi
+
+echo "-- the go run corpus (kernel/eval/testdata/gorun) through the kernel: each entry's outputs match go run's line for line"
+(cd kernel/testdata && $py -m unittest -v test_gorun_corpus 2>&1 | grep -v -e 'frozen modules' -e 'Debugger warning' -e 'Debugging will proceed' -e 'Xfrozen_modules' ) | tee "$tmp/corpus.log"
+grep -q '^OK$' "$tmp/corpus.log" || { echo "FAIL: the go run corpus through the kernel" >&2; exit 1; }
+
 echo "-- cell idioms through jupyter_client: the error idiom (twice, out of order), live display updates"
 (cd kernel/testdata && $py -m unittest -v test_cell_idioms 2>&1 | grep -v -e 'frozen modules' -e 'Debugger warning' -e 'Debugging will proceed' -e 'Xfrozen_modules' ) | tee "$tmp/idioms.log"
 grep -q '^OK$' "$tmp/idioms.log" || { echo "FAIL: cell idiom tests" >&2; exit 1; }
@@ -110,6 +124,12 @@ mkdir -p "$tmp/nb"
 "$py" -m jupyter nbconvert --execute --allow-errors --to notebook --ExecutePreprocessor.timeout=120 \
   --output-dir "$tmp/nb" kernel/testdata/kernel_outputs.ipynb 2>&1 | grep -v -e 'frozen modules' -e 'Debugger warning' -e 'Debugging will proceed' -e 'Xfrozen_modules' || true
 $py kernel/testdata/check_notebook.py "$tmp/nb/kernel_outputs.ipynb"
+
+echo "-- one cell -> output model: the kernel (through nbclient) and conclab run give the same outputs"
+for nb in kernel/testdata/same_outputs.ipynb kernel/testdata/kernel_outputs.ipynb; do
+  $py kernel/testdata/compare_outputs.py "$conclab" "$nb" 2>&1 | grep -v -e 'frozen modules' -e 'Debugger warning' -e 'Debugging will proceed' -e 'Xfrozen_modules'
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "FAIL: the kernel and conclab run differ on $nb" >&2; exit 1; }
+done
 
 echo "-- on Go 1.27: vet everything; the kernel packages' tests; the short tests of the frames, charts, notebook runner and CLI; the quickstart notebook"
 GOTOOLCHAIN=go1.27.3 go vet ./...

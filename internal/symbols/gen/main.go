@@ -4,7 +4,11 @@
 // fail to load are skipped with a note, so the list may name packages still
 // being written.
 //
-// Usage: go run ./internal/symbols/gen [-dir DIR]
+// With -std it writes the standard library's symbols for the running
+// toolchain into DIR (see std.go); go generate runs it once per supported
+// toolchain (GOTOOLCHAIN=go1.26.x and go1.27.x).
+//
+// Usage: go run ./internal/symbols/gen [-dir DIR] [-std [-latest]]
 package main
 
 import (
@@ -56,8 +60,20 @@ type listed struct {
 
 func main() {
 	dir := flag.String("dir", ".", "directory of package symbols to write gen_*.go files into")
+	std := flag.Bool("std", false, "write the standard library's symbols for this toolchain (go1_N_*.go) instead")
+	latest := flag.Bool("latest", false, "with -std: this toolchain is the newest supported, its files also serve later ones")
+	sys := flag.Bool("syscall", false, "write syscall's symbols for $GOOS/$GOARCH to stdout (used by -std)")
 	flag.Parse()
-	if err := run(*dir, os.Stdout); err != nil {
+	var err error
+	switch {
+	case *sys:
+		err = syscallSource(os.Stdout)
+	case *std:
+		err = stdGen(*dir, *latest, os.Stdout)
+	default:
+		err = run(*dir, os.Stdout)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "symbols gen:", err)
 		os.Exit(1)
 	}
