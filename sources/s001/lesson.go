@@ -63,13 +63,33 @@ func Listing() (display.Data, error) {
 
 // Lesson is the lessons' experiment with these knobs: each endpoint's model
 // beside the real app001.py (Versus, traced), after Validate — a bad knob
-// is an error naming it, before anything runs. lab.Run leaves the real rows
-// out, with a line saying why, where CPython lacks FastAPI.
-func (k Knobs) Lesson() (bench.Experiment, error) {
+// is an error naming it, before anything runs. With endpoints, only those
+// (an unknown one is an error naming the four). lab.Run leaves the real
+// rows out, with a line saying why, where CPython lacks FastAPI.
+func (k Knobs) Lesson(endpoints ...string) (bench.Experiment, error) {
 	if err := k.Validate(); err != nil {
 		return bench.Experiment{}, err
 	}
-	return k.Versus(cpython.Options{Trace: true}), nil
+	e := k.Versus(cpython.Options{Trace: true})
+	if len(endpoints) == 0 {
+		return e, nil
+	}
+	keep := map[string]bool{}
+	for _, ep := range endpoints {
+		if _, err := k.Strategy(ep); err != nil {
+			return bench.Experiment{}, err
+		}
+		keep[ep] = true
+	}
+	all := e.Strategies
+	e.Strategies = nil
+	for _, s := range all {
+		if keep[strings.TrimPrefix(s.Label(), cpython.RealPrefix)] {
+			e.Strategies = append(e.Strategies, s)
+		}
+	}
+	e.Name += ": " + strings.Join(endpoints, ", ")
+	return e, nil
 }
 
 // Concurrency is what a run's trace says about each row beside the

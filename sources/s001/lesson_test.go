@@ -60,6 +60,16 @@ func TestLessonRefusesBadKnobs(t *testing.T) {
 	if len(e.Strategies) != 2*len(s001.Endpoints()) {
 		t.Errorf("%d strategies; want a model and a real row per endpoint", len(e.Strategies))
 	}
+	one, err := s001.Default.Lesson(s001.Offload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(one.Strategies) != 2 || one.Strategies[0].Label() != s001.Offload || one.Strategies[1].Label() != "real "+s001.Offload {
+		t.Errorf("Lesson(/offload): %d strategies", len(one.Strategies))
+	}
+	if _, err := s001.Default.Lesson("/nope"); err == nil || !strings.Contains(err.Error(), `unknown endpoint "/nope"`) {
+		t.Errorf("Lesson(/nope): err = %v", err)
+	}
 }
 
 // Concurrency on a model run: what the trace says matches the arithmetic
