@@ -94,26 +94,39 @@ func (k Knobs) Lesson(endpoints ...string) (bench.Experiment, error) {
 
 // Concurrency is what a run's trace says about each row beside the
 // arithmetic: strategy, handlers_at_once (most handlers running at once),
-// waits_at_once (most sleeps at once), waves (elapsed ÷ Wait, measured)
-// and est_waves (Waves). Rows of res without a trace have NaN for the
-// trace columns.
+// waits_at_once (most sleeps at once; the model traces its sleeps, the
+// real app only its handlers), threads (distinct threads that ran the
+// handlers), waves (elapsed ÷ Wait, measured) and est_waves (Waves). A
+// column the row's trace cannot tell is NaN.
 func (k Knobs) Concurrency(res *bench.Result) *frame.Frame {
 	f := frame.Of(fmt.Sprintf("source 001: %d requests at once, measured beside the estimate", k.N),
-		"strategy", "handlers_at_once", "waits_at_once", "waves", "est_waves")
+		"strategy", "handlers_at_once", "waits_at_once", "threads", "waves", "est_waves")
 	if res == nil || res.Summary == nil {
 		return f
 	}
 	for _, row := range res.Summary.Texts("strategy") {
 		ep := strings.TrimPrefix(row, cpython.RealPrefix)
-		r := frame.Row{"strategy": row, "waves": res.Value(row, "elapsed_s") / k.Wait.Seconds(), "est_waves": nil}
+		r := frame.Row{"strategy": row, "handlers_at_once": nil, "waits_at_once": nil, "threads": nil,
+			"waves": res.Value(row, "elapsed_s") / k.Wait.Seconds(), "est_waves": nil}
 		if _, err := k.Strategy(ep); err == nil {
 			r["est_waves"] = k.Waves(ep)
 		}
-		if len(res.Events(row)) > 0 {
+		threads := map[string]bool{}
+		io := false
+		for _, ev := range res.Events(row) {
+			switch ev.Phase {
+			case trace.Handler:
+				threads[ev.Thread] = true
+			case trace.IO:
+				io = true
+			}
+		}
+		if len(threads) > 0 {
 			r["handlers_at_once"] = res.MaxOverlap(row, trace.Handler)
+			r["threads"] = len(threads)
+		}
+		if io {
 			r["waits_at_once"] = res.MaxOverlap(row, trace.IO)
-		} else {
-			r["handlers_at_once"], r["waits_at_once"] = nil, nil
 		}
 		f.MustAppend(r)
 	}
