@@ -312,6 +312,11 @@ if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && [ "${NOTEBOOK_SKIP_NBCONVERT:-}" != 1 
   requirejs=$(find "$(pwd)/.venv/share/jupyter" -name require.min.js | head -1)
   [ -n "$requirejs" ] || fail "no require.min.js in .venv/share/jupyter (Voilà ships one)"
   : >"$nbc/mathjax-offline.js"
+  # A notebook with saved widget state (a lesson's lab.TryIt) makes nbconvert
+  # load the widgets' HTML manager from unpkg; offline an empty stand-in (the
+  # controls' static HTML form, which conclab's headless widgets leave in the
+  # cell's output, still shows).
+  : >"$nbc/widgets-offline.js"
   specs=$("${jupyter[@]}" kernelspec list 2>/dev/null) || fail "jupyter kernelspec list failed"
   grep -qF "$nbc/prefix/share/jupyter/kernels/conclab" <<<"$specs" \
     || fail "jupyter does not find the conclab kernelspec in $nbc/prefix: $specs"
@@ -341,6 +346,7 @@ print("; ".join(bad)); sys.exit(1 if bad else 0)' "$nbc/ipynb/$name.ipynb"); [ -
       status="FAILED (error output: $errs)"
     elif ! "${jupyter[@]}" nbconvert --to html --log-level=ERROR \
       --HTMLExporter.require_js_url="file://$requirejs" --HTMLExporter.mathjax_url="file://$nbc/mathjax-offline.js" \
+      --HTMLExporter.widget_renderer_url="file://$nbc/widgets-offline.js" \
       --output-dir "$nbc/html" "$nbc/ipynb/$name.ipynb" >>"$nbc/$name.log" 2>&1; then
       status="FAILED (HTML export)"
     elif [ -f "$tmp/seeds-html/$name.html" ]; then
@@ -358,6 +364,7 @@ print("; ".join(bad)); sys.exit(1 if bad else 0)' "$nbc/ipynb/$name.ipynb"); [ -
     mkdir -p "$nbc/export/$ed"
     if ! "${jupyter[@]}" nbconvert --to html --log-level=ERROR \
       --HTMLExporter.require_js_url="file://$requirejs" --HTMLExporter.mathjax_url="file://$nbc/mathjax-offline.js" \
+      --HTMLExporter.widget_renderer_url="file://$nbc/widgets-offline.js" \
       --output-dir "$nbc/export/$ed" "$src"/*.ipynb >"$nbc/export.log" 2>&1; then
       cat "$nbc/export.log" >&2
       fail "jupyter nbconvert --to html of the notebooks conclab run executed ($src) failed"
