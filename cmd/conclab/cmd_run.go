@@ -42,6 +42,11 @@ does: the notebook's cell tagged "parameters" declares it as a variable
 after it sets the value, converted to the variable's type (-p vus 40,
 -p think 500ms, -p quick true, -p sizes '[1,10]').
 
+--quick applies the notebook's quick parameters, its metadata
+{"conclab": {"quick": {"vus": "4", "duration": "2s"}}} (text values as on
+-p), before any -p (an explicit -p wins), and sets CONCLAB_QUICK=1 in the
+run's environment for notebooks that read it.
+
 flags:
   -p NAME VALUE
     	set the parameter NAME to VALUE for this run (repeatable)
@@ -55,7 +60,7 @@ func runNotebooks(ctx context.Context, args []string, _, stderr io.Writer) (int,
 	htmlDir := fs.String("html", "", "write an HTML report per notebook to `DIR`")
 	outDir := fs.String("out", "", "write executed notebooks to `DIR`")
 	inplace := fs.Bool("inplace", false, "overwrite the input notebooks with the executed ones (only when a notebook succeeds)")
-	quick := fs.Bool("quick", false, "shorten experiments (sets CONCLAB_QUICK=1 for the run)")
+	quick := fs.Bool("quick", false, "quick run: apply each notebook's metadata conclab.quick as -p parameters (an explicit -p wins) and set CONCLAB_QUICK=1")
 	timeout := fs.Duration("timeout", notebook.DefaultTimeout, "time limit per cell")
 	allowErrors := fs.Bool("allow-errors", false, "keep running after a failing cell; record the error and exit 0")
 	fs.Usage = func() {
@@ -130,7 +135,7 @@ func runNotebooks(ctx context.Context, args []string, _, stderr io.Writer) (int,
 			continue
 		}
 		if err := runOne(ctx, f, runConfig{html: *htmlDir, out: *outDir, inplace: *inplace,
-			timeout: *timeout, allowErrors: *allowErrors, params: params}, stderr); err != nil {
+			timeout: *timeout, allowErrors: *allowErrors, params: params, quick: *quick}, stderr); err != nil {
 			fmt.Fprintf(stderr, "FAIL %v\n", err)
 			failed = append(failed, err.Error())
 		}
@@ -156,6 +161,7 @@ type runConfig struct {
 	timeout     time.Duration
 	allowErrors bool
 	params      []notebook.Parameter
+	quick       bool // apply the notebook's quick parameters before params
 }
 
 // runOne executes one notebook and writes its outputs. The executed notebook
@@ -169,10 +175,31 @@ func runOne(ctx context.Context, path string, cfg runConfig, stderr io.Writer) e
 	if err := nb.CheckLanguage(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err := nb.SetParameters(cfg.params); err != nil {
+	params := cfg.params
+	if cfg.quick {
+		qp, err := nb.QuickParameters()
+		if err != nil {
+			return fmt.Errorf("%s: --quick: %w", path, err)
+		}
+		if len(qp) > 0 && cfg.inplace {
+			return fmt.Errorf("%s: --quick with --inplace would write the notebook's quick parameters into it; write the run elsewhere with --out DIR", path)
+		}
+		params = append(qp, params...) // an explicit -p comes last and wins
+	}
+	if err := nb.SetParameters(params); err != nil {
+		if cfg.quick && len(params) > len(cfg.params) {
+			return fmt.Errorf("%s: quick parameters (metadata conclab.quick): %w", path, err)
+		}
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	fmt.Fprintf(stderr, "== %s (%d cells)\n", path, len(nb.Cells))
+	if len(params) > 0 {
+		var set []string
+		for _, p := range mergedParameters(params) {
+			set = append(set, p.Name+"="+p.Text)
+		}
+		fmt.Fprintf(stderr, "%s: parameters %s\n", path, strings.Join(set, " "))
+	}
 	start := time.Now()
 	exe, err := os.Executable()
 	if err != nil {
@@ -215,6 +242,22 @@ func runOne(ctx context.Context, path string, cfg runConfig, stderr io.Writer) e
 	}
 	fmt.Fprintf(stderr, "ok %s (%s)\n", path, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// mergedParameters is ps with each name once, its last value in the place
+// of its first (as Notebook.SetParameters merges them).
+func mergedParameters(ps []notebook.Parameter) []notebook.Parameter {
+	var out []notebook.Parameter
+	index := map[string]int{}
+	for _, p := range ps {
+		if i, ok := index[p.Name]; ok {
+			out[i].Text = p.Text
+			continue
+		}
+		index[p.Name] = len(out)
+		out = append(out, p)
+	}
+	return out
 }
 
 // parameterArgs takes the -p NAME VALUE triples (also --p, -parameters,

@@ -62,3 +62,86 @@ func TestRunParametersBadUsage(t *testing.T) {
 		}
 	}
 }
+
+// quickBurst writes params-burst with metadata conclab.quick set to quick
+// into a temporary directory and returns its path.
+func quickBurst(t *testing.T, quick any) string {
+	t.Helper()
+	nb, err := notebook.ReadFile(filepath.Join("..", "..", "notebook", "testdata", "params-burst.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb.Metadata["conclab"] = map[string]any{"quick": quick}
+	path := filepath.Join(t.TempDir(), "quick-burst.ipynb")
+	if err := nb.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func lastCellText(t *testing.T, path string) string {
+	t.Helper()
+	nb, err := notebook.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	for _, o := range nb.Cells[len(nb.Cells)-1].Outputs {
+		text += o.Text
+		if s, ok := o.Data["text/plain"].(string); ok {
+			text += s
+		}
+	}
+	return text
+}
+
+// `conclab run --quick` applies the notebook's metadata conclab.quick as -p
+// parameters; an explicit -p wins; without --quick the defaults run.
+func TestRunQuickParameters(t *testing.T) {
+	src := quickBurst(t, map[string]any{"n": "5", "wait": "1ms"})
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"quick", []string{"--quick"}, []string{"n=5 wait=1ms", "goroutines      5       0", "parameters n=5 wait=1ms"}},
+		{"explicit -p wins", []string{"--quick", "-p", "n", "3"}, []string{"n=3 wait=1ms", "goroutines      3       0", "parameters n=3 wait=1ms"}},
+		{"not quick", nil, []string{"n=10 wait=20ms", "goroutines     10       0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			code, log := runCmd(t, append([]string{"--out", out, src}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d; want 0\n%s", code, log)
+			}
+			text := lastCellText(t, filepath.Join(out, "quick-burst.ipynb")) + log
+			for _, w := range tc.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("output and log lack %q:\n%s", w, text)
+				}
+			}
+		})
+	}
+}
+
+func TestRunQuickBadMetadata(t *testing.T) {
+	tests := []struct {
+		name  string
+		quick any
+		args  []string
+		code  int
+		want  string
+	}{
+		{"not text", map[string]any{"n": 5.0}, []string{"--quick"}, 1, `--quick: notebook metadata conclab.quick.n is a number (5); want text as on -p, such as "5"`},
+		{"not an object", "n=5", []string{"--quick"}, 1, "conclab.quick is a string"},
+		{"unknown name", map[string]any{"users": "5"}, []string{"--quick"}, 1, "quick parameters (metadata conclab.quick): unknown parameter users"},
+		{"bad value", map[string]any{"wait": "2"}, []string{"--quick"}, 1, `parameter wait: want time.Duration (a number with a unit: 500ms, 2s, 1m30s), got "2"`},
+		{"inplace", map[string]any{"n": "5"}, []string{"--quick", "--inplace"}, 1, "--quick with --inplace would write the notebook's quick parameters into it"},
+	}
+	for _, tt := range tests {
+		code, log := runCmd(t, append([]string{quickBurst(t, tt.quick)}, tt.args...)...)
+		if code != tt.code || !strings.Contains(log, tt.want) {
+			t.Errorf("%s: exit %d, log:\n%s\nwant exit %d and %q", tt.name, code, log, tt.code, tt.want)
+		}
+	}
+}

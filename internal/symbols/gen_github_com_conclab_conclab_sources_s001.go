@@ -19,6 +19,7 @@ func init() {
 		"Default":    reflect.ValueOf(&s001.Default).Elem(),
 		"Endpoints":  reflect.ValueOf(s001.Endpoints),
 		"Files":      reflect.ValueOf(s001.Files),
+		"Listing":    reflect.ValueOf(s001.Listing),
 		"Offload":    reflect.ValueOf(constant.MakeFromLiteral("\"/offload\"", token.STRING, 0)),
 		"SyncSleep":  reflect.ValueOf(constant.MakeFromLiteral("\"/sync-sleep\"", token.STRING, 0)),
 		"Table":      reflect.ValueOf(s001.Table),

@@ -4,15 +4,16 @@
 # suite (jupyter_kernel_test 0.7, IOPub welcome included); interactive
 # sessions through jupyter_client (test_session_rerun.py), an interrupt
 # leaving no process, port or goroutine (test_interrupt_cleanup.py), the cell
-# idioms (test_cell_idioms.py) and bench.Run's live progress on the quickstart
-# (test_progress_seed.py; helpers in kernel_client.py); notebook parameters
-# under papermill and conclab run -p (test_parameters.py); a notebook run by
-# nbconvert through the kernel; the same notebooks through the kernel and
-# `conclab run` give the same outputs (compare_outputs.py); the go run corpus
-# through the kernel (test_gorun_corpus.py); on Go 1.27 (GOTOOLCHAIN=go1.27.3)
-# vet, the kernel packages (the go run corpus against Go 1.27's go run among
-# them), short tests of the frames, charts, runner and CLI, and the quickstart
-# notebook.
+# idioms (test_cell_idioms.py) and bench.Run's live progress on a burst of the
+# quickstart's endpoints (test_progress_seed.py; helpers in kernel_client.py);
+# notebook parameters under papermill and conclab run -p (test_parameters.py);
+# a notebook run by nbconvert through the kernel; the same notebooks through
+# the kernel and `conclab run` give the same outputs (compare_outputs.py); the
+# go run corpus through the kernel (test_gorun_corpus.py); on Go 1.27
+# (GOTOOLCHAIN=go1.27.3) vet, the kernel packages (the go run corpus against
+# Go 1.27's go run among them), short tests of the frames, charts, runner and
+# CLI, and the quickstart notebook (conclab run --quick: its metadata's quick
+# parameters).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -109,7 +110,7 @@ echo "-- cell idioms through jupyter_client: the error idiom (twice, out of orde
 grep -q '^OK$' "$tmp/idioms.log" || { echo "FAIL: cell idiom tests" >&2; exit 1; }
 if grep -q 'skipped' "$tmp/idioms.log"; then echo "FAIL: a cell idiom test was skipped" >&2; exit 1; fi
 
-echo "-- bench.Run's live progress in a kernel: the quickstart's cells in order (CONCLAB_QUICK=1), display_data then update_display_data"
+echo "-- bench.Run's live progress in a kernel: a burst on the quickstart's endpoints, display_data then update_display_data"
 (cd kernel/testdata && $py -m unittest -v test_progress_seed 2>&1 | grep -v -e 'frozen modules' -e 'Debugger warning' -e 'Debugging will proceed' -e 'Xfrozen_modules' ) | tee "$tmp/progress.log"
 grep -q '^OK$' "$tmp/progress.log" || { echo "FAIL: live progress test" >&2; exit 1; }
 if grep -q 'skipped' "$tmp/progress.log"; then echo "FAIL: a live progress test was skipped" >&2; exit 1; fi

@@ -68,9 +68,9 @@ kill -INT "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
 serve_pid=""
 
 echo "-- charts: (c) jupyterlab/test/charts.ipynb by conclab run --html and by nbconvert --execute through the kernel"
-"$CONCLAB" run --quick --out "$out/run" --html "$out/run" jupyterlab/test/charts.ipynb 2>"$out/run.log" \
+"$CONCLAB" run --out "$out/run" --html "$out/run" jupyterlab/test/charts.ipynb 2>"$out/run.log" \
   || { cat "$out/run.log" >&2; exit 1; }
-CONCLAB_QUICK=1 "$py" -m jupyter nbconvert --execute --to notebook --log-level=ERROR \
+"$py" -m jupyter nbconvert --execute --to notebook --log-level=ERROR \
   --ExecutePreprocessor.kernel_name=conclab --ExecutePreprocessor.timeout=120 \
   --output-dir "$out/nbc" jupyterlab/test/charts.ipynb
 nbconvert --output-dir "$out/nbc" "$out/nbc/charts.ipynb"

@@ -3,7 +3,8 @@
 # environment: JupyterLab 4.6 (scripts/jupyterlab.sh) and Notebook 7.6
 # (scripts/notebook.sh), each on a free loopback port with a token, on a copy
 # of notebooks/ and jupyterlab/test/charts.ipynb, the conclab kernel in quick
-# mode (CONCLAB_QUICK=1 in the servers', hence the kernels', environment), and
+# mode (copies with each notebook's quick parameters injected, and
+# CONCLAB_QUICK=1 in the servers', hence the kernels', environment), and
 # Voilà 0.5 on the JupyterLab server. Checks the API lists the Go (conclab)
 # kernel, refuses requests without the token and that both pages load
 # conclab's chart extension; then drives Debian's chromium through
@@ -49,7 +50,10 @@ cleanup() {
 trap cleanup EXIT
 
 mkdir -p "$tmp/notebooks"
-cp notebooks/*.ipynb jupyterlab/test/charts.ipynb "$tmp/notebooks/"
+# The lessons with their quick parameters injected (scripts/quick-params.py),
+# as `conclab run --quick` runs them; CONCLAB_QUICK=1 below as it sets it.
+"$py" scripts/quick-params.py "$tmp/notebooks" notebooks/*.ipynb >/dev/null
+cp jupyterlab/test/charts.ipynb "$tmp/notebooks/"
 free_port() { "$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
 token=$("$py" -c 'import secrets; print(secrets.token_hex(24))')
 # start NAME SCRIPT PORT: a server from SCRIPT with its own Jupyter dirs

@@ -6,14 +6,17 @@
 # fatal errors and timeouts failing only their cell (the real binary's child
 # process per notebook).
 # Then the lab's notebooks (notebooks/*.ipynb), each executed once in quick
-# mode by `conclab run` (written notebooks valid nbformat 4.5 and under 2 MB
-# with their outputs, HTML reports opened in the charts' browser check; 001
-# and 004 once more without Python), and through Jupyter: every executed
-# notebook exported by `jupyter nbconvert --to html` and opened in the browser
-# check; NOTEBOOK_NBCONVERT_EXECUTE (default: 00-quickstart byo-server) are
-# also executed by `nbconvert --execute` through the conclab kernel (a fresh
-# build of this tree, kernelspec in a temp prefix), where the kernel must show
-# as many charts as `conclab run` did. (Every notebook is run through the kernel
+# mode by `conclab run --quick` (the notebook's metadata conclab.quick as -p;
+# written notebooks valid nbformat 4.5 and under 2 MB with their outputs,
+# HTML reports opened in the charts' browser check), their Korean editions
+# (notebooks/ko) the same way without Python, and through Jupyter: every
+# executed notebook exported by `jupyter nbconvert --to html` and opened in the
+# browser check; NOTEBOOK_NBCONVERT_EXECUTE (default: 00-quickstart
+# byo-server) are also executed by `nbconvert --execute` through the conclab
+# kernel (a fresh build of this tree, kernelspec in a temp prefix; the quick
+# parameters injected by scripts/quick-params.py), where the kernel must show
+# as many charts as `conclab run` did. Expectations are derived from the
+# notebooks, none written per lesson. (Every notebook is run through the kernel
 # by 55-replay, and in JupyterLab by 45-jupyterlab on two of them.)
 # NOTEBOOK_SKIP_SEEDS=1 skips notebooks/, NOTEBOOK_SKIP_NBCONVERT=1 only the
 # nbconvert pass, NOTEBOOK_SKIP_BROWSER=1 the browser checks.
@@ -39,7 +42,11 @@ browser_check() {
   shift
   local pages=()
   for h in "$@"; do
-    if grep -q 'data-conclab-chart="1"' "$h"; then pages+=("$(basename "$h" .html)=file://$h"); fi
+    [ -e "$h" ] || continue
+    local name
+    name=$(basename "$h" .html)
+    case "$h" in */ko/*|*-ko-html/*) name=ko-$name ;; esac # a Korean edition has its English one's name
+    if grep -q 'data-conclab-chart="1"' "$h"; then pages+=("$name=file://$h"); fi
   done
   [ ${#pages[@]} -eq 0 ] || node charts/browser/check.mjs --shots "$shots" "${pages[@]}"
 }
@@ -196,11 +203,18 @@ else
 fi
 
 # The lab's own notebooks (notebooks/*.ipynb), when present: a quick headless
-# run of all of them, every written notebook validated, every report opened in
-# the browser check. NOTEBOOK_SKIP_SEEDS=1 skips this part.
+# run of all of them (`conclab run --quick`: each notebook's metadata
+# conclab.quick as -p), every written notebook validated, every report opened
+# in the browser check; the Korean editions (notebooks/ko/*.ipynb) the same
+# way, run without Python (CONCLAB_PYTHON pointing nowhere: the real-CPython
+# rows are skipped with a message, the rest still runs — the English run
+# covers real CPython, the Korean one the skip path, each lesson's code once
+# with and once without). NOTEBOOK_SKIP_SEEDS=1 skips this part.
 if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && compgen -G "notebooks/*.ipynb" >/dev/null; then
-  # byo-server measures "your own server" when CONCLAB_BYO_URL is set: a
-  # `conclab serve` stands in for it, in both passes.
+  "$py" scripts/check_editions_test.py >"$tmp/editions-test.log" 2>&1 \
+    || { cat "$tmp/editions-test.log" >&2; fail "scripts/check-editions.py's tests failed"; }
+  # A lesson that reads CONCLAB_BYO_URL (byo-server) measures "your own
+  # server": a `conclab serve` stands in for it, in every pass.
   "$CONCLAB" serve --strategy goroutines --workload sleep=50ms >"$tmp/serve.log" 2>&1 &
   serve_pid=$!
   for _ in $(seq 50); do grep -q 'http://127.0.0.1:' "$tmp/serve.log" && break; sleep 0.1; done
@@ -213,38 +227,65 @@ if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && compgen -G "notebooks/*.ipynb" >/dev/n
   fi
   cat "$tmp/seeds.log" >&2
   echo "50-notebook: quick run of notebooks/ took $(( $(date +%s) - start ))s"
-  if [ -f "$tmp/seeds/byo-server.ipynb" ]; then
-    grep -q "your server at $CONCLAB_BYO_URL/work: 10 requests, 0 errors" "$tmp/seeds/byo-server.ipynb" \
-      || fail "byo-server did not measure the server at CONCLAB_BYO_URL ($CONCLAB_BYO_URL)"
+  ko=()
+  if compgen -G "notebooks/ko/*.ipynb" >/dev/null; then
+    ko=(notebooks/ko/*.ipynb)
+    start=$(date +%s)
+    if ! CONCLAB_PYTHON=/nonexistent/python3 "$CONCLAB" run --quick --out "$tmp/seeds-ko" --html "$tmp/seeds-ko-html" \
+      "${ko[@]}" 2>"$tmp/seeds-ko.log"; then
+      cat "$tmp/seeds-ko.log" >&2
+      fail "conclab run --quick notebooks/ko without Python failed"
+    fi
+    grep -E '^(ok|FAIL) ' "$tmp/seeds-ko.log" >&2 || true
+    echo "50-notebook: quick run of notebooks/ko without Python took $(( $(date +%s) - start ))s"
   fi
-  "$py" - "$tmp"/seeds/*.ipynb <<'PY' || fail "a written notebook is not valid nbformat 4.5, or is 2 MB or more"
-import os, sys, warnings
+  written=("$tmp"/seeds/*.ipynb)
+  [ ${#ko[@]} -eq 0 ] || written+=("$tmp"/seeds-ko/*.ipynb)
+  # Expectations derived from the notebooks themselves: valid nbformat 4.5
+  # under 2 MB; a notebook whose source reads CONCLAB_BYO_URL shows that URL in
+  # its outputs; a Korean edition run without Python says "skipped" wherever
+  # its English run (with Python) showed real-CPython rows ("real X").
+  "$py" - "$CONCLAB_BYO_URL" "$tmp/seeds" "$tmp/seeds-ko" "${written[@]}" <<'PY' || fail "a written notebook failed its checks (above)"
+import os, re, sys, warnings
 import nbformat
 warnings.simplefilter("error")
 MAX = 2 << 20  # as 45-jupyterlab's limit on a notebook saved with its outputs
-for path in sys.argv[1:]:
+byo, en_dir, ko_dir, paths = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+REAL_ROW = re.compile(r"^\s*real \S", re.M)
+
+def texts(nb):
+    out = []
+    for c in nb.cells:
+        for o in c.get("outputs", []):
+            t = o.get("text") or o.get("data", {}).get("text/plain") or ""
+            out.append(t if isinstance(t, str) else "".join(t))
+    return "\n".join(out)
+
+bad = []
+for path in paths:
     nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
     nbformat.validate(nb)
-    assert (nb.nbformat, nb.nbformat_minor) == (4, 5), path
+    if (nb.nbformat, nb.nbformat_minor) != (4, 5):
+        bad.append("%s: nbformat %d.%d" % (path, nb.nbformat, nb.nbformat_minor))
     size = os.path.getsize(path)
-    assert size < MAX, "%s: %d KiB with its outputs (limit %d KiB)" % (path, size >> 10, MAX >> 10)
-print("50-notebook: %d written notebooks valid, each under 2 MB" % (len(sys.argv) - 1))
+    if size >= MAX:
+        bad.append("%s: %d KiB with its outputs (limit %d KiB)" % (path, size >> 10, MAX >> 10))
+    src = "\n".join("".join(c.source) for c in nb.cells if c.cell_type == "code")
+    if "CONCLAB_BYO_URL" in src and byo not in texts(nb):
+        bad.append("%s reads CONCLAB_BYO_URL but its outputs never show %s" % (path, byo))
+    if os.path.dirname(path) == ko_dir:
+        en = os.path.join(en_dir, os.path.basename(path))
+        if os.path.exists(en) and REAL_ROW.search(texts(nbformat.read(en, as_version=4))) and "skipped" not in texts(nb):
+            bad.append("%s: without Python, no message that the real-CPython rows were skipped (its English run has them)" % path)
+for b in bad:
+    print("50-notebook:", b, file=sys.stderr)
+if bad:
+    sys.exit(1)
+print("50-notebook: %d written notebooks valid, each under 2 MB" % len(paths))
 PY
   if [ "${NOTEBOOK_SKIP_BROWSER:-}" != 1 ]; then
-    browser_check "$tmp/seed-shots" "$tmp"/seeds-html/*.html \
+    browser_check "$tmp/seed-shots" "$tmp"/seeds-html/*.html "$tmp"/seeds-ko-html/*.html \
       || fail "a notebook report failed the browser check"
-  fi
-  # Without Python: the real-CPython section says what to install and is
-  # skipped; the rest of the notebook, shape check included, still runs.
-  nopy=(notebooks/001-def-vs-async.ipynb notebooks/004-db-order.ipynb)
-  if [ -f "${nopy[0]}" ] && [ -f "${nopy[1]}" ]; then
-    CONCLAB_PYTHON=/nonexistent/python3 "$CONCLAB" run --quick --out "$tmp/nopy" "${nopy[@]}" 2>"$tmp/nopy.log" \
-      || { cat "$tmp/nopy.log" >&2; fail "a notebook failed without Python"; }
-    for nb in "$tmp"/nopy/*.ipynb; do
-      grep -q "skipped: " "$nb" || fail "$(basename "$nb") without Python: no message that the comparison was skipped"
-      grep -q " checks hold" "$nb" || fail "$(basename "$nb") without Python: no shape-check verdict"
-    done
-    echo "50-notebook: without Python, ${#nopy[@]} notebooks skip the real-CPython section and still hold their shape"
   fi
 fi
 
@@ -252,10 +293,10 @@ fi
 # `jupyter nbconvert --to html` of every notebook `conclab run` executed,
 # opened in the browser check; and `nbconvert --execute` (then `--to html`)
 # of NOTEBOOK_NBCONVERT_EXECUTE through the conclab kernel of a fresh build of
-# this tree, in quick mode (the kernel inherits CONCLAB_QUICK from nbconvert).
-# Each source notebook ends with a shape check that panics, so such a
-# notebook converts only when its experiment's shape held. Every notebook is
-# run even after a failure; the pass fails if any did.
+# this tree, in quick mode: a copy with the notebook's quick parameters
+# injected (scripts/quick-params.py, papermill's injection with conclab's Go
+# translator), and CONCLAB_QUICK=1 as `conclab run --quick` sets it.
+# Every notebook is run even after a failure; the pass fails if any did.
 if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && [ "${NOTEBOOK_SKIP_NBCONVERT:-}" != 1 ] \
   && compgen -G "notebooks/*.ipynb" >/dev/null; then
   nbc=$tmp/nbc
@@ -271,6 +312,11 @@ if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && [ "${NOTEBOOK_SKIP_NBCONVERT:-}" != 1 
   requirejs=$(find "$(pwd)/.venv/share/jupyter" -name require.min.js | head -1)
   [ -n "$requirejs" ] || fail "no require.min.js in .venv/share/jupyter (Voilà ships one)"
   : >"$nbc/mathjax-offline.js"
+  # A notebook with saved widget state (a lesson's lab.TryIt) makes nbconvert
+  # load the widgets' HTML manager from unpkg; offline an empty stand-in (the
+  # controls' static HTML form, which conclab's headless widgets leave in the
+  # cell's output, still shows).
+  : >"$nbc/widgets-offline.js"
   specs=$("${jupyter[@]}" kernelspec list 2>/dev/null) || fail "jupyter kernelspec list failed"
   grep -qF "$nbc/prefix/share/jupyter/kernels/conclab" <<<"$specs" \
     || fail "jupyter does not find the conclab kernelspec in $nbc/prefix: $specs"
@@ -287,9 +333,11 @@ if [ "${NOTEBOOK_SKIP_SEEDS:-}" != 1 ] && [ "${NOTEBOOK_SKIP_NBCONVERT:-}" != 1 
     # Executed to a notebook first, so error outputs can be found by type
     # (the HTML templates render them differently), then exported to HTML
     # from that notebook without running it again.
-    if ! CONCLAB_QUICK=1 "${jupyter[@]}" nbconvert --execute --to notebook --log-level=DEBUG \
+    if ! "$py" scripts/quick-params.py "$nbc/quick" "$nb" >"$nbc/$name.log" 2>&1; then
+      status="FAILED (quick parameters)"
+    elif ! CONCLAB_QUICK=1 "${jupyter[@]}" nbconvert --execute --to notebook --log-level=DEBUG \
       --ExecutePreprocessor.kernel_name=conclab --ExecutePreprocessor.timeout=300 \
-      --output-dir "$nbc/ipynb" "$nb" >"$nbc/$name.log" 2>&1; then
+      --output-dir "$nbc/ipynb" "$nbc/quick/$name.ipynb" >>"$nbc/$name.log" 2>&1; then
       status=FAILED
     elif errs=$("$py" -c 'import json,sys
 nb=json.load(open(sys.argv[1]))
@@ -298,6 +346,7 @@ print("; ".join(bad)); sys.exit(1 if bad else 0)' "$nbc/ipynb/$name.ipynb"); [ -
       status="FAILED (error output: $errs)"
     elif ! "${jupyter[@]}" nbconvert --to html --log-level=ERROR \
       --HTMLExporter.require_js_url="file://$requirejs" --HTMLExporter.mathjax_url="file://$nbc/mathjax-offline.js" \
+      --HTMLExporter.widget_renderer_url="file://$nbc/widgets-offline.js" \
       --output-dir "$nbc/html" "$nbc/ipynb/$name.ipynb" >>"$nbc/$name.log" 2>&1; then
       status="FAILED (HTML export)"
     elif [ -f "$tmp/seeds-html/$name.html" ]; then
@@ -307,15 +356,21 @@ print("; ".join(bad)); sys.exit(1 if bad else 0)' "$nbc/ipynb/$name.ipynb"); [ -
       [ "$a" = "$b" ] || status="FAILED ($b charts; conclab run showed $a)"
     fi
   }
-  # Export only: the notebooks conclab run executed, in one nbconvert.
-  mkdir -p "$nbc/export"
-  if ! "${jupyter[@]}" nbconvert --to html --log-level=ERROR \
-    --HTMLExporter.require_js_url="file://$requirejs" --HTMLExporter.mathjax_url="file://$nbc/mathjax-offline.js" \
-    --output-dir "$nbc/export" "$tmp"/seeds/*.ipynb >"$nbc/export.log" 2>&1; then
-    cat "$nbc/export.log" >&2
-    fail "jupyter nbconvert --to html of the notebooks conclab run executed failed"
-  fi
-  echo "50-notebook: nbconvert --to html of $(ls "$nbc/export" | wc -l) executed notebooks took $(secs $(($(now_ms) - all_start)))"
+  # Export only: the notebooks conclab run executed, in one nbconvert per
+  # edition (the Korean ones to export/ko).
+  for ed in "" ko; do
+    src=$tmp/seeds${ed:+-$ed}
+    compgen -G "$src/*.ipynb" >/dev/null || continue
+    mkdir -p "$nbc/export/$ed"
+    if ! "${jupyter[@]}" nbconvert --to html --log-level=ERROR \
+      --HTMLExporter.require_js_url="file://$requirejs" --HTMLExporter.mathjax_url="file://$nbc/mathjax-offline.js" \
+      --HTMLExporter.widget_renderer_url="file://$nbc/widgets-offline.js" \
+      --output-dir "$nbc/export/$ed" "$src"/*.ipynb >"$nbc/export.log" 2>&1; then
+      cat "$nbc/export.log" >&2
+      fail "jupyter nbconvert --to html of the notebooks conclab run executed ($src) failed"
+    fi
+  done
+  echo "50-notebook: nbconvert --to html of $(find "$nbc/export" -name '*.html' | wc -l) executed notebooks took $(secs $(($(now_ms) - all_start)))"
   read -r -a execute <<<"${NOTEBOOK_NBCONVERT_EXECUTE-00-quickstart byo-server}"
   for name in "${execute[@]}"; do
     nb=notebooks/$name.ipynb
@@ -330,12 +385,14 @@ print("; ".join(bad)); sys.exit(1 if bad else 0)' "$nbc/ipynb/$name.ipynb"); [ -
   done
   echo "50-notebook: nbconvert of notebooks/ took $(secs $(($(now_ms) - all_start)))"
   [ ${#failed[@]} -eq 0 ] || fail "nbconvert --execute through the conclab kernel failed for: ${failed[*]}"
-  if [ -f "$nbc/ipynb/byo-server.ipynb" ] && [ -n "${CONCLAB_BYO_URL:-}" ]; then
-    grep -q "your server at $CONCLAB_BYO_URL/work: 10 requests, 0 errors" "$nbc/ipynb/byo-server.ipynb" \
-      || fail "byo-server through the kernel did not measure the server at CONCLAB_BYO_URL"
-  fi
+  for nb in "$nbc"/ipynb/*.ipynb; do
+    [ -e "$nb" ] && [ -n "${CONCLAB_BYO_URL:-}" ] || continue
+    if grep -q CONCLAB_BYO_URL "notebooks/$(basename "$nb")" && ! grep -q "$CONCLAB_BYO_URL" "$nb"; then
+      fail "$(basename "$nb") through the kernel reads CONCLAB_BYO_URL but never shows $CONCLAB_BYO_URL"
+    fi
+  done
   if [ "${NOTEBOOK_SKIP_BROWSER:-}" != 1 ]; then
-    browser_check "$tmp/nbc-export-shots" "$nbc"/export/*.html \
+    browser_check "$tmp/nbc-export-shots" "$nbc"/export/*.html "$nbc"/export/ko/*.html \
       || fail "an nbconvert HTML export of a notebook conclab run executed failed the browser check"
     browser_check "$tmp/nbc-shots" "$nbc"/html/*.html \
       || fail "an nbconvert HTML export of a notebook executed by the kernel failed the browser check"

@@ -8,7 +8,11 @@
 # run all; shut down with no process left behind. The driver is scripts/replay/replay.py;
 # it prints each phase's time per notebook.
 #
-# Quick mode (CONCLAB_QUICK=1, as `conclab run --quick`). The real-CPython
+# Quick mode, as `conclab run --quick`: each notebook replayed is a copy with
+# its metadata's quick parameters injected (scripts/quick-params.py) and the
+# kernels get CONCLAB_QUICK=1. The English editions only: a Korean edition's
+# code cells are the English ones byte for byte (scripts/check-editions.py),
+# and 50-notebook runs it headless. The real-CPython
 # sections are skipped (CONCLAB_PYTHON points nowhere; 50-notebook's
 # `conclab run` and nbconvert passes and 45-jupyterlab run them) unless
 # REPLAY_PYTHON=1. REPLAY_NOTEBOOKS="a.ipynb
@@ -53,5 +57,8 @@ else
   nbs=(notebooks/*.ipynb)
 fi
 [ -e "${nbs[0]}" ] || { echo "55-replay: no notebooks"; exit 0; }
-"$py" scripts/replay/replay.py --quick "${nbs[@]}" || fail "session replay failed"
+"$py" scripts/quick-params.py "$tmp/quick" "${nbs[@]}" || fail "injecting the quick parameters failed"
+quick=()
+for nb in "${nbs[@]}"; do quick+=("$tmp/quick/$(basename "$nb")"); done
+"$py" scripts/replay/replay.py --quick "${quick[@]}" || fail "session replay failed"
 echo "55-replay: ok"

@@ -18,11 +18,11 @@ func ExampleKnobs_Estimate() {
 	fmt.Print(k.Estimate())
 	// Output:
 	// source 001 estimated: 100 requests at once, 1s each
-	// strategy      at_once  waves  elapsed_s
-	// /sync-sleep        40      3          3
-	// /async-block        1    100        100
-	// /async-ok         100      1          1
-	// /offload           12      9          9
+	// strategy      at_once  waves  waits  elapsed_s
+	// /sync-sleep        40      3      3          3
+	// /async-block        1    100    100        100
+	// /async-ok         100      1      1          1
+	// /offload           12      9      9          9
 }
 
 // Each endpoint's model is a literal that reads as its Python.

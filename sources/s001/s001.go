@@ -213,11 +213,12 @@ func (k Knobs) Waves(endpoint string) int {
 }
 
 // Estimate is the arithmetic's prediction for each endpoint: strategy,
-// at_once, waves, elapsed_s (waves × Wait).
+// at_once, waves, waits (the batch in waits: its waves) and elapsed_s
+// (waves × Wait).
 func (k Knobs) Estimate() *frame.Frame {
-	f := frame.Of(fmt.Sprintf("source 001 estimated: %d requests at once, %v each", k.N, k.Wait), "strategy", "at_once", "waves", "elapsed_s")
+	f := frame.Of(fmt.Sprintf("source 001 estimated: %d requests at once, %v each", k.N, k.Wait), "strategy", "at_once", "waves", "waits", "elapsed_s")
 	for _, ep := range Endpoints() {
-		f.MustAppend(frame.Row{"strategy": ep, "at_once": k.AtOnce(ep), "waves": k.Waves(ep),
+		f.MustAppend(frame.Row{"strategy": ep, "at_once": k.AtOnce(ep), "waves": k.Waves(ep), "waits": k.Waves(ep),
 			"elapsed_s": float64(k.Waves(ep)) * k.Wait.Seconds()})
 	}
 	return f
