@@ -14,8 +14,9 @@
 # code cells are the English ones byte for byte (scripts/check-editions.py),
 # and 50-notebook runs it headless. The real-CPython
 # sections are skipped (CONCLAB_PYTHON points nowhere; 50-notebook's
-# `conclab run` and nbconvert passes and 45-jupyterlab run them) unless
-# REPLAY_PYTHON=1. REPLAY_NOTEBOOKS="a.ipynb
+# `conclab run` and nbconvert passes and 45-jupyterlab run them), and the
+# lessons whose metadata says conclab.python = "required" are left to those,
+# unless REPLAY_PYTHON=1 (then every notebook, with Python). REPLAY_NOTEBOOKS="a.ipynb
 # b.ipynb" replays only those; REPLAY_SKIP=1 skips the suite.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -53,8 +54,19 @@ export CONCLAB_BYO_URL=$byo/work
 
 if [ -n "${REPLAY_NOTEBOOKS:-}" ]; then
   read -r -a nbs <<<"$REPLAY_NOTEBOOKS"
-else
+elif [ "${REPLAY_PYTHON:-}" = 1 ]; then
   nbs=(notebooks/*.ipynb)
+else
+  # Without Python, the lessons that run without it: a lesson whose model
+  # needs this machine's CPython costs says so in its metadata
+  # (conclab.python = "required"; 50-notebook runs it, with Python).
+  mapfile -t nbs < <("$py" - notebooks/*.ipynb <<'PY'
+import json, sys
+for p in sys.argv[1:]:
+    if json.load(open(p, encoding="utf-8"))["metadata"].get("conclab", {}).get("python") != "required":
+        print(p)
+PY
+)
 fi
 [ -e "${nbs[0]}" ] || { echo "55-replay: no notebooks"; exit 0; }
 "$py" scripts/quick-params.py "$tmp/quick" "${nbs[@]}" || fail "injecting the quick parameters failed"
