@@ -39,6 +39,9 @@ func TestBurst(t *testing.T) {
 	if f.Len() != 3 {
 		t.Fatalf("%d rows\n%v", f.Len(), f)
 	}
+	if !strings.Contains(f.String(), yours.URL+"/work") {
+		t.Errorf("the summary does not say which server was yours (%s/work)\n%v", yours.URL, f)
+	}
 	for _, r := range f.Rows() {
 		if r.Float("count") != 6 || r.Float("errors") != 0 || r.Float("single_ms") < 20 {
 			t.Errorf("%s: count %v errors %v single %v", r.Text("strategy"), r.Float("count"), r.Float("errors"), r.Float("single_ms"))

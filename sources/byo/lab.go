@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -173,6 +174,10 @@ func (l *Lab) Summary(res *bench.Result) (*frame.Frame, error) {
 			}
 			return nil
 		})
+	}
+	if err == nil && l.k.URL != "" {
+		// The table says which server "your server" was.
+		f.Name = strings.TrimSpace(f.Name + " (" + YourServer + ": " + l.k.URL + l.k.Path + ")")
 	}
 	return f, err
 }
