@@ -6,6 +6,7 @@ import (
 
 	"github.com/conclab/conclab/bench/cpython"
 	"github.com/conclab/conclab/display"
+	"github.com/conclab/conclab/sources/internal/excerpt"
 )
 
 // Excerpt shows lines from..to of one of Files, or of the helpers every
@@ -22,25 +23,11 @@ func Excerpt(name string, from, to int, mark ...int) (display.Data, error) {
 	if err != nil {
 		return display.Data{}, err
 	}
-	lines := strings.Split(strings.TrimRight(code, "\n"), "\n")
-	if from < 1 || to < from || to > len(lines) {
-		return display.Data{}, fmt.Errorf("s003: Excerpt %s: lines %d..%d out of 1..%d", name, from, to, len(lines))
+	d, err := excerpt.Markdown(name, code, from, to, mark)
+	if err != nil {
+		return display.Data{}, fmt.Errorf("s003: %w", err)
 	}
-	marked := map[int]bool{}
-	for _, m := range mark {
-		marked[m] = true
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "`%s`, lines %d–%d:\n\n```python\n", name, from, to)
-	for i := from; i <= to; i++ {
-		l := lines[i-1]
-		if marked[i] {
-			l += "  # ◀"
-		}
-		fmt.Fprintf(&b, "%3d  %s\n", i, l)
-	}
-	b.WriteString("```\n")
-	return display.Markdown(b.String()), nil
+	return d, nil
 }
 
 // Handlers shows the code under judgment: the Flask app's two handlers

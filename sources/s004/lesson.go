@@ -19,6 +19,7 @@ import (
 	"github.com/conclab/conclab/bench/trace"
 	"github.com/conclab/conclab/charts"
 	"github.com/conclab/conclab/display"
+	"github.com/conclab/conclab/sources/internal/excerpt"
 )
 
 // Runs are a lesson's runs of the source's pairs on the model, through
@@ -290,23 +291,9 @@ func Excerpt(name string, from, to int, mark ...int) (display.Data, error) {
 	if err != nil {
 		return display.Data{}, err
 	}
-	lines := strings.Split(strings.TrimRight(code, "\n"), "\n")
-	if from < 1 || to < from || to > len(lines) {
-		return display.Data{}, fmt.Errorf("s004: excerpt %s: lines %d..%d out of 1..%d", name, from, to, len(lines))
+	d, err := excerpt.Markdown(name, code, from, to, mark)
+	if err != nil {
+		return display.Data{}, fmt.Errorf("s004: %w", err)
 	}
-	marked := map[int]bool{}
-	for _, m := range mark {
-		marked[m] = true
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "`%s`, lines %d–%d:\n\n```python\n", name, from, to)
-	for i := from; i <= to; i++ {
-		l := lines[i-1]
-		if marked[i] {
-			l += "  # ◀"
-		}
-		b.WriteString(l + "\n")
-	}
-	b.WriteString("```\n")
-	return display.Markdown(b.String()), nil
+	return d, nil
 }
