@@ -25,6 +25,11 @@ var DefaultTryColumns = []string{"strategy", "count", "errors", "elapsed_s", "rp
 // refusing a combination of values, a strategy failing — is shown under
 // the controls; the controls stay usable.
 //
+// In a Voilà dashboard the page's address carries the controls' values:
+// `?tokens=6` sets them before the first run, and the address follows them
+// as they move, so a reload (a new kernel, in Voilà) comes back to them
+// (address.go; a value a control does not take is ignored with a note).
+//
 // Headless (`conclab run`, papermill, nbconvert --execute) the controls
 // show at their defaults and the run's table and picture are the cell's
 // ordinary outputs, so a lesson executes and exports with them.
@@ -85,10 +90,19 @@ func (t Try) Show() error {
 	if len(controls) == 0 {
 		return errors.New("lab.Try: no controls (make them with widgets.NewIntSlider, NewDropdown, ...)")
 	}
+	var addr *pageAddress
+	if q, ok, err := pageQuery(); ok {
+		// A Voilà page: its address sets the controls before the first
+		// run, and follows them (address.go).
+		addr = newPageAddress(controls, q, err)
+	}
 	if t.Stop != nil {
 		// A click is not a change of value: the Interactive does not watch
 		// it, the run's context does.
 		controls = append(controls, t.Stop)
+	}
+	if addr != nil {
+		controls = append(controls, addr.out)
 	}
 	return widgets.Interact(func(ctx context.Context) error { return t.stoppable(ctx) }, controls...)
 }

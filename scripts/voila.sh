@@ -13,12 +13,20 @@
 # NOTEBOOK defaults to widgets/testdata/tryit.ipynb (tokens and users of a
 # FastAPI def endpoint: sliders, a live chart, the waterfall, Stop); give a
 # lesson's path (notebooks/001-def-vs-async.ipynb) to show that instead.
-# Each page visit runs the whole notebook in a kernel of its own first.
+# Each page visit runs the whole notebook in a kernel of its own first; a
+# lesson's try-it keeps its controls' values in the page's address, which
+# the next visit's kernel reads (Voilà gives it the query string), so a
+# reload comes back to them (docs/widgets.md).
 # A kernel whose page is gone is shut down once it has been idle with no
-# page connected for CONCLAB_VOILA_CULL seconds (default 120; checked every
+# page connected for CONCLAB_VOILA_CULL seconds (default 300; checked every
 # quarter of that): Voilà 0.5.13's own shutdown when a page unloads is
 # refused by its server (voila-dashboards/voila#1458: the POST carries no
-# _xsrf), so a reloaded or closed page's kernel would stay otherwise.
+# _xsrf), so a reloaded or closed page's kernel would stay otherwise. A
+# page left open is never culled, however long it is read (its connection
+# counts); the 300 s are for a page whose connection dropped (a laptop
+# asleep, a network switch) to find its kernel when it comes back, and are
+# what an abandoned kernel (about 140 MB with its helper) costs at most.
+# A page whose kernel stopped says so and offers a reload.
 #
 # --ip defaults to 127.0.0.1: the kernel runs code; keep it on loopback.
 # The token is $JUPYTER_TOKEN when set, a fresh random one otherwise, given
@@ -42,7 +50,7 @@ while [ $# -gt 0 ]; do
     --port=*) port=${1#--port=}; shift ;;
     --ip) [ $# -ge 2 ] || { echo "voila.sh: --ip needs an address" >&2; exit 2; }; ip=$2; shift 2 ;;
     --ip=*) ip=${1#--ip=}; shift ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
     -*) extra+=("$1"); shift ;;
     *)
       [ -z "$nb" ] || { echo "voila.sh: one notebook at a time (got $nb and $1)" >&2; exit 2; }
@@ -88,7 +96,7 @@ case "$token" in *[!A-Za-z0-9_-]*) echo "voila.sh: JUPYTER_TOKEN may hold letter
 # Voilà reads voila.json from every config dir, this private one first.
 (umask 077 && printf '{"Voila": {"token": "%s"}}\n' "$token" >"$JUPYTER_CONFIG_DIR/voila.json")
 
-cull=${CONCLAB_VOILA_CULL:-120}
+cull=${CONCLAB_VOILA_CULL:-300}
 case "$cull" in
   ''|*[!0-9]*|0) echo "voila.sh: CONCLAB_VOILA_CULL=$cull: want a number of seconds, 1 or more" >&2; exit 2 ;;
 esac

@@ -13,3 +13,6 @@ func SetDrawn(drawn bool) (restore func()) {
 
 // StartedByVoila is startedByVoila.
 var StartedByVoila = startedByVoila
+
+// PageQueryOf is pageQuery.
+var PageQueryOf = pageQuery

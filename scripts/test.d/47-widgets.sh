@@ -14,8 +14,10 @@
 # place and saved as one chart equal to the static one, save and reload (the
 # widgets back with their values), restart the kernel (the page shows it, no
 # dialog left); then Voilà 0.5.13 started by scripts/voila.sh on its default
-# try-it notebook (widgets/browser/voila.mjs: drag, Stop, reload, a killed
-# kernel). Screenshots in .cache/widgets/shots (gitignored). Every server and
+# try-it notebook (widgets/browser/voila.mjs: drag, Stop, the values in the
+# page's address, reload → the values back and the run redrawn for them, a
+# killed kernel → the page says so, the address reopened in a new tab with
+# bad values → ignored with notes, its kernel shut down → the page says so). Screenshots in .cache/widgets/shots (gitignored). Every server and
 # kernel it starts is stopped at the end, and checked gone. 2–4 minutes
 # on the shared 2-core machine under load.
 set -euo pipefail
@@ -111,7 +113,8 @@ browser notebook
 
 # Voilà: scripts/voila.sh serves the try-it notebook (its default) on
 # 127.0.0.1 and a free port with a token, its Jupyter dirs under $tmp;
-# widgets/browser/voila.mjs drives the page (drag, Stop, reload, a killed
+# widgets/browser/voila.mjs drives the page (drag, Stop, reload with the
+# values kept in the address, a killed kernel, bad values, a shut-down
 # kernel). Kernels whose page is gone are culled after 6 s here (voila.sh's
 # CONCLAB_VOILA_CULL; Voilà's own unload shutdown is refused, voila#1458).
 voila() {

@@ -12,16 +12,23 @@
 //
 // Voilà runs the notebook in a fresh kernel for each page visit, then the
 // page connects and draws the widgets from their state. The test: the page
-// shows the controls, the first run's table and waterfall; dragging the
-// tokens slider with the mouse re-runs the experiment and the chart's
-// values change (another waterfall, a table whose throughput follows the
-// tokens); picking 30 s and clicking Stop ends that run within 1 s of the
+// shows the controls, the first run's table and waterfall, and says these
+// are the lesson's values; dragging the tokens slider with the mouse re-runs
+// the experiment and the chart's values change (another waterfall, a table
+// whose throughput follows the tokens), and the page's address gets
+// tokens=N; picking 30 s and clicking Stop ends that run within 1 s of the
 // click, the kernel listening on as many sockets as before it and with no
-// child process; reloading the page is a new visit: the new page draws
-// every widget with the notebook's values, and the old kernel is shut down
-// (culled: voila.sh's CONCLAB_VOILA_CULL, given as --cull);
-// the kernel killed, jupyter-server restarts it: the page marks every widget
-// disconnected, shows no dialog and logs no error loop. Screenshots go to
+// child process; back to 2 s, the address keeps tokens only; reloading the
+// page is a new visit, a new kernel, which reads the address: the sliders
+// are back at N and 8, the run redrawn for them (its throughput follows the
+// tokens again), and the old kernel is shut down (culled: voila.sh's
+// CONCLAB_VOILA_CULL, given as --cull); the kernel killed, jupyter-server
+// restarts it empty: the page says its kernel stopped and that a reload
+// starts a fresh one, shows no dialog and logs no error loop; the same
+// address opened in a new tab with bad values added (users=99, out of
+// range; bogus=1, no such control) shows tokens N, users 8, a note naming
+// each ignored value, a finished run; its kernel shut down through the
+// server's API (as culling does): the page says so. Screenshots go to
 // --shots. Exit status 0 when everything passed.
 import fs from "node:fs";
 import path from "node:path";
@@ -94,16 +101,41 @@ function children(pid) {
 }
 
 const browser = await launch({ viewport: { width: 1200, height: 1100 } });
-const page = await browser.context.newPage();
 const errors = [];
 const dialogs = [];
 let step = "open";
 // Voilà 0.5.13's page warns about the shared modules of every federated
 // extension built against a newer JupyterLab (warnings, not errors); its
 // two refused requests are fonts off loopback.
-page.on("console", (m) => { if (m.type() === "error") errors.push(`${m.text()} (during ${step})`); });
-page.on("pageerror", (e) => errors.push(`pageerror: ${e.message} (during ${step})`));
-page.on("dialog", (d) => { dialogs.push(`${d.type()}: ${d.message()} (during ${step})`); d.dismiss().catch(() => {}); });
+function watchPage(p) {
+  p.on("console", (m) => { if (m.type() === "error") errors.push(`${m.text()} (during ${step})`); });
+  p.on("pageerror", (e) => errors.push(`pageerror: ${e.message} (during ${step})`));
+  p.on("dialog", (d) => { dialogs.push(`${d.type()}: ${d.message()} (during ${step})`); d.dismiss().catch(() => {}); });
+  return p;
+}
+let page = watchPage(await browser.context.newPage());
+// knobs: the try-it's keys in the page's address (the token aside).
+const knobs = () => {
+  const q = new URL(page.url()).searchParams;
+  q.delete("token");
+  return q.toString();
+};
+// pageNotes: the page state's line and notes (lab.Try in Voilà).
+const pageNotes = () => page.evaluate(() => ({
+  line: (document.querySelector(".jp-ConclabPageState-line") || {}).innerText || "",
+  notes: [...document.querySelectorAll("[data-conclab-note]")].map((e) => e.innerText),
+  unknown: [...document.querySelectorAll("[data-conclab-unknown]")].map((e) => e.getAttribute("data-conclab-unknown")).filter(Boolean),
+}));
+// kernelNotice waits for the page's notice that its kernel stopped.
+async function kernelNotice(timeout) {
+  try {
+    const el = page.locator("[data-conclab-kernel-notice]");
+    await el.waitFor({ timeout });
+    return { why: await el.getAttribute("data-conclab-kernel-notice"), text: (await el.innerText()).replace(/\s+/g, " ") };
+  } catch {
+    return null;
+  }
+}
 
 async function shot(name) {
   await page.screenshot({ path: path.join(opt.shots, `voila-${String(++shotN).padStart(2, "0")}-${name}.png`), fullPage: true });
@@ -170,6 +202,10 @@ try {
       `the table (count ${first.count}, ${first.rps} req/s) and ${first.waterfalls.length} waterfall "${first.waterfalls.map((w) => w.subtext).join("")}" ${((Date.now() - t0) / 1000).toFixed(1)} s after the request`);
     if (first.readouts.join(",") !== "2,8") fail(`the sliders read ${first.readouts}; want the notebook's 2, 8`);
   }
+  const n1 = await pageNotes();
+  /lesson's values/.test(n1.line) && knobs() === "" && n1.notes.length === 0 ?
+    pass(`the page says "${n1.line.trim()}"; its address holds no values (${page.url().replace(opt.token, "T")})`) :
+    fail(`the first page: line "${n1.line}", notes ${JSON.stringify(n1.notes)}, address values "${knobs()}"; want the lesson's values, none in the address`);
   const ids = kernelIDs();
   ids.length === 1 ? pass(`one kernel for the page (${ids[0]})`) : fail(`${ids.length} kernels for one page: ${ids}`);
   let kid = ids[0], pid = kernelPID(kid);
@@ -207,6 +243,8 @@ try {
     else if (!(second.rps > first.rps * 1.4)) fail(`tokens 2 → ${tokens}: ${first.rps} → ${second.rps} req/s; want at least 1.4× (≈ 10 per token)`);
     else pass(`dragged tokens 2 → ${tokens}: re-ran, ${first.rps} → ${second.rps} req/s, the waterfall "${w1.subtext}" → "${w2.subtext}" (its data changed)`);
   }
+  knobs() === `tokens=${tokens}` ? pass(`the page's address follows the drag: ?…&${knobs()}`) :
+    fail(`after the drag the page's address holds "${knobs()}"; want tokens=${tokens}`);
   await shot("dragged");
 
   // 3. A 30 s run, stopped by the Stop button.
@@ -233,6 +271,13 @@ try {
   after === before && kids === kidsBefore ? pass(`after Stop the kernel listens on ${after} sockets (as before the run) and has the child processes it had before it (${kidsBefore || "none"})`) :
     fail(`after Stop the kernel listens on ${after} sockets (${before} before the run), children: ${kids || "none"} (before: ${kidsBefore || "none"})`);
   await shot("stopped");
+  // Back to 2 s (a reload runs the notebook with the address's values: a
+  // 30 s first run would hold the page that long).
+  step = "2s";
+  await page.locator(".widget-toggle-buttons button", { hasText: "2s" }).click();
+  const back = await settled(60000, "the 2 s run after Stop");
+  knobs() === `tokens=${tokens}` ? pass(`back to 2 s (${back && back.rps} req/s): the address holds ${knobs()} (run for is at the lesson's value, left out)`) :
+    fail(`back to 2 s the address holds "${knobs()}"; want tokens=${tokens}`);
 
   // 4. Reload: a new visit, a new kernel; the old one shut down.
   step = "reload";
@@ -243,9 +288,17 @@ try {
   const third = await settled(60000, "the run after a reload");
   if (third) {
     const toggled = await page.locator(".widget-toggle-buttons button.mod-active").innerText().catch(() => "?");
-    third.readouts.join(",") === "2,8" && toggled.trim() === "2s" ?
-      pass(`after a reload every widget is drawn with the notebook's values (sliders ${third.readouts.join(", ")}, run for ${toggled.trim()}), the table and waterfall with them`) :
-      fail(`after a reload the sliders read ${third.readouts}, run for ${toggled}; want 2, 8, 2s`);
+    third.readouts.join(",") === `${tokens},8` && toggled.trim() === "2s" ?
+      pass(`after a reload (${((Date.now() - reloaded) / 1000).toFixed(1)} s) the widgets are back with their values (sliders ${third.readouts.join(", ")}, run for ${toggled.trim()}), from the address ?…&${knobs()}`) :
+      fail(`after a reload the sliders read ${third.readouts}, run for ${toggled}; want ${tokens}, 8, 2s`);
+    // The run redrawn for them: 100 ms requests, req/s ≈ 10 × tokens.
+    const w = third.waterfalls[0];
+    third.waterfalls.length === 1 && third.rps > first.rps * 1.4 && w && new RegExp(`(^| of )${third.count} requests`).test(w.subtext) ?
+      pass(`the reloaded page's run is for tokens ${tokens}: ${third.rps} req/s (${first.rps} at the lesson's 2), its waterfall "${w.subtext}"`) :
+      fail(`the reloaded page's run: ${third.rps} req/s (${first.rps} at 2 tokens), ${third.waterfalls.length} waterfalls "${w && w.subtext}", table count ${third.count}`);
+    const n3 = await pageNotes();
+    new RegExp(`Your values \\(tokens ${tokens}\\)`).test(n3.line) && n3.notes.length === 0 ?
+      pass(`the reloaded page says "${n3.line.trim()}"`) : fail(`the reloaded page's line "${n3.line}", notes ${JSON.stringify(n3.notes)}`);
   }
   // Voilà's own shutdown on unload is refused (voila#1458); voila.sh culls
   // a kernel idle with no page for CONCLAB_VOILA_CULL s (--cull here).
@@ -268,18 +321,56 @@ try {
   for (let i = 0; i < 300 && !pid2; i++) { await page.waitForTimeout(100); pid2 = kernelPID(kid); }
   pid2 && pid2 !== pid ? pass(`the killed kernel was restarted by the server (pid ${pid} → ${pid2}, same kernel id)`) :
     fail(`no restarted kernel for ${kid} within 30 s`);
+  const said = await kernelNotice(20000);
+  said && /kernel has stopped/.test(said.text) && /Reload the page to start a fresh one/.test(said.text) ?
+    pass(`the page says: "${said.text}" (${said.why})`) : fail(`after the kernel died the page shows no notice; it shows: ${(await bodyText()).slice(0, 300)}`);
   const marked = await page.waitForFunction(() => document.querySelectorAll(".jupyter-widgets-disconnected").length > 0, null, { timeout: 20000 })
     .then(() => true).catch(() => false);
   await page.waitForTimeout(3000); // time for a dialog or an error loop to show, if any would
   const n = await page.locator(".jupyter-widgets-disconnected").count();
-  marked ? pass(`the page marks ${n} widget views disconnected (ipywidgets' broken-link mark)`) :
-    fail("after the kernel's restart the page marks no widget disconnected");
+  const notices = await page.locator("[data-conclab-kernel-notice]").count();
+  marked && notices === 1 ? pass(`one notice; the page marks ${n} widget views disconnected (ipywidgets' broken-link mark)`) :
+    fail(`after the kernel's restart: ${notices} notices, ${n} widget views marked disconnected`);
   const modal = await page.locator(".jp-Dialog, [role=dialog], .modal").count();
   dialogs.length === 0 && modal === 0 ? pass("no dialog after the restart") : fail(`dialogs after the restart: ${dialogs.join(" | ")} (${modal} on the page)`);
   const newErrors = errors.slice(errorsBefore);
   newErrors.length <= 3 ? pass(`no error loop: ${newErrors.length} console errors in the 3 s after the restart`) :
     fail(`${newErrors.length} console errors after the restart: ${newErrors.slice(0, 3).join(" | ")}`);
   await shot("restarted");
+
+  // 6. The same address in a new tab of the browser, with bad values
+  // added: the good one is restored, the bad ones ignored with notes.
+  step = "reopen";
+  const addr = new URL(page.url());
+  addr.searchParams.set("users", "99");
+  addr.searchParams.set("bogus", "1");
+  const known = new Set(kernelIDs());
+  await page.close({ runBeforeUnload: true });
+  page = watchPage(await browser.context.newPage());
+  await page.goto(addr.href, { waitUntil: "load", timeout: 180000 });
+  await page.locator(".widget-slider").first().waitFor({ timeout: 60000 });
+  const fourth = await settled(60000, "the run of the reopened address");
+  const n6 = await pageNotes();
+  if (fourth) {
+    const users99 = n6.notes.find((x) => /users=99/.test(x) && /from 1 to 16/.test(x));
+    fourth.readouts.join(",") === `${tokens},8` && users99 && n6.unknown.join(",") === "bogus" ?
+      pass(`the address reopened with users=99 and bogus=1 added: sliders ${fourth.readouts.join(", ")}, a finished run (${fourth.count} requests), the notes "${users99}" and "${(await page.locator("[data-conclab-unknown]").first().innerText()).trim()}"`) :
+      fail(`the reopened address: sliders ${fourth.readouts}, notes ${JSON.stringify(n6)}; want ${tokens}, 8, a users=99 note, bogus unknown`);
+  }
+  await shot("reopened");
+  // Its kernel shut down by the server (as voila.sh's culling does).
+  step = "shutdown";
+  const kid4 = kernelIDs().find((i) => !known.has(i));
+  const errorsBefore6 = errors.length;
+  const del = await fetch(`${opt.url}/api/kernels/${kid4}`, { method: "DELETE", headers: { Authorization: `token ${opt.token}` } });
+  del.status === 204 ? pass(`the reopened page's kernel ${kid4} shut down through the server's API`) : fail(`DELETE /api/kernels/${kid4}: ${del.status}`);
+  const said6 = await kernelNotice(20000);
+  await page.waitForTimeout(3000);
+  const err6 = errors.slice(errorsBefore6);
+  said6 && /shut down/.test(said6.why) && dialogs.length === 0 && err6.length <= 5 ?
+    pass(`the page says: "${said6.text}"; no dialog, ${err6.length} console errors in the 3 s after`) :
+    fail(`after its kernel was shut down: notice ${JSON.stringify(said6)}, dialogs ${dialogs.length}, console errors ${err6.length}: ${err6.slice(0, 3).join(" | ")}`);
+  await shot("shutdown");
 } catch (e) {
   fail(`the flow broke: ${e.stack || e}`);
   await shot("broken").catch(() => {});

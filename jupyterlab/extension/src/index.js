@@ -16,6 +16,7 @@
 // are drawn on the canvas, and nothing in the data becomes HTML or a link.
 import { Widget } from "@lumino/widgets";
 import conclabCharts from "../../../charts/render.js";
+import { pageStateExtension } from "./pagestate.js";
 
 export const MIME_TYPE = "application/vnd.conclab.echarts.v1+json";
 
@@ -150,9 +151,13 @@ export const rendererFactory = {
   createRenderer: (options) => new ChartOutput(options),
 };
 
-export default {
-  id: "@conclab/jupyterlab-charts:renderer",
-  rendererFactory,
-  rank: 0,
-  dataType: "json",
-};
+export default [
+  {
+    id: "@conclab/jupyterlab-charts:renderer",
+    rendererFactory,
+    rank: 0,
+    dataType: "json",
+  },
+  // A try-it's page state in a Voilà dashboard: pagestate.js.
+  pageStateExtension,
+];
