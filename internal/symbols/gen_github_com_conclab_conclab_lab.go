@@ -19,6 +19,7 @@ func init() {
 		"Lanes":             reflect.ValueOf(lab.Lanes),
 		"ModelVsReal":       reflect.ValueOf(lab.ModelVsReal),
 		"ModelVsRealOf":     reflect.ValueOf(lab.ModelVsRealOf),
+		"PageStateMIME":     reflect.ValueOf(constant.MakeFromLiteral("\"application/vnd.conclab.page-state.v1+json\"", token.STRING, 0)),
 		"Run":               reflect.ValueOf(lab.Run),
 		"SleepTolerance":    reflect.ValueOf(constant.MakeFromLiteral("0.1000000000000000000013552527156068805425093160010874271392822266", token.FLOAT, 0)),
 		"TryIt":             reflect.ValueOf(lab.TryIt),

@@ -19,6 +19,7 @@ func init() {
 		"Drawn":             reflect.ValueOf(widgets.Drawn),
 		"ErrClosed":         reflect.ValueOf(&widgets.ErrClosed).Elem(),
 		"ErrInterrupted":    reflect.ValueOf(&widgets.ErrInterrupted).Elem(),
+		"ErrNotValue":       reflect.ValueOf(&widgets.ErrNotValue).Elem(),
 		"ErrSuperseded":     reflect.ValueOf(&widgets.ErrSuperseded).Elem(),
 		"Interact":          reflect.ValueOf(widgets.Interact),
 		"MaxOutputText":     reflect.ValueOf(constant.MakeFromLiteral("1048576", token.INT, 0)),
@@ -38,11 +39,13 @@ func init() {
 		"NewToggleButtons":  reflect.ValueOf(widgets.NewToggleButtons),
 		"NewVBox":           reflect.ValueOf(widgets.NewVBox),
 		"NotebookState":     reflect.ValueOf(widgets.NotebookState),
+		"PageQuery":         reflect.ValueOf(widgets.PageQuery),
 		"ProtocolVersion":   reflect.ValueOf(constant.MakeFromLiteral("\"2.1.0\"", token.STRING, 0)),
 		"StateMIME":         reflect.ValueOf(constant.MakeFromLiteral("\"application/vnd.jupyter.widget-state+json\"", token.STRING, 0)),
 		"States":            reflect.ValueOf(widgets.States),
 		"Target":            reflect.ValueOf(constant.MakeFromLiteral("\"jupyter.widget\"", token.STRING, 0)),
 		"ViewMIME":          reflect.ValueOf(constant.MakeFromLiteral("\"application/vnd.jupyter.widget-view+json\"", token.STRING, 0)),
+		"Watch":             reflect.ValueOf(widgets.Watch),
 
 		// type definitions
 		"Box":            reflect.ValueOf((*widgets.Box)(nil)),
@@ -55,6 +58,7 @@ func init() {
 		"IntRangeSlider": reflect.ValueOf((*widgets.IntRangeSlider)(nil)),
 		"IntSlider":      reflect.ValueOf((*widgets.IntSlider)(nil)),
 		"Interactive":    reflect.ValueOf((*widgets.Interactive)(nil)),
+		"Knob":           reflect.ValueOf((*widgets.Knob)(nil)),
 		"Label":          reflect.ValueOf((*widgets.Label)(nil)),
 		"Output":         reflect.ValueOf((*widgets.Output)(nil)),
 		"Progress":       reflect.ValueOf((*widgets.Progress)(nil)),
@@ -64,8 +68,35 @@ func init() {
 		"Widget":         reflect.ValueOf((*widgets.Widget)(nil)),
 
 		// interface wrapper definitions
+		"_Knob":   reflect.ValueOf((*_github_com_conclab_conclab_widgets_Knob)(nil)),
 		"_Widget": reflect.ValueOf((*_github_com_conclab_conclab_widgets_Widget)(nil)),
 	}
+}
+
+// _github_com_conclab_conclab_widgets_Knob is an interface wrapper for Knob type
+type _github_com_conclab_conclab_widgets_Knob struct {
+	IValue        interface{}
+	WClose        func() error
+	WFormValue    func() string
+	WModelID      func() string
+	WRender       func() display.Data
+	WSetFormValue func(s string) error
+}
+
+func (W _github_com_conclab_conclab_widgets_Knob) Close() error {
+	return W.WClose()
+}
+func (W _github_com_conclab_conclab_widgets_Knob) FormValue() string {
+	return W.WFormValue()
+}
+func (W _github_com_conclab_conclab_widgets_Knob) ModelID() string {
+	return W.WModelID()
+}
+func (W _github_com_conclab_conclab_widgets_Knob) Render() display.Data {
+	return W.WRender()
+}
+func (W _github_com_conclab_conclab_widgets_Knob) SetFormValue(s string) error {
+	return W.WSetFormValue(s)
 }
 
 // _github_com_conclab_conclab_widgets_Widget is an interface wrapper for Widget type

@@ -34,14 +34,17 @@ const inVoila = () => typeof document !== "undefined" && document.body && docume
 const claimed = new Set();
 const reservedKeys = new Set();
 let unknownTimer = 0;
-const unknownListeners = new Set();
+const unknownListeners = new Set(); // PageStateOutputs
 
 function checkUnknown() {
   clearTimeout(unknownTimer);
   unknownTimer = setTimeout(() => {
     const params = new URLSearchParams(window.location.search);
     const unknown = [...new Set(params.keys())].filter((k) => !claimed.has(k) && !reservedKeys.has(k));
-    for (const f of unknownListeners) f(unknown);
+    // Said once, by the first try-it on the page.
+    const shown = [...unknownListeners].filter((w) => w.node.isConnected)
+      .sort((a, b) => (a.node.compareDocumentPosition(b.node) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+    shown.forEach((w, i) => w._onUnknown(i === 0 ? unknown : []));
   }, 300);
 }
 
@@ -98,7 +101,7 @@ class PageStateOutput extends Widget {
     }
     for (const k of knobs) claimed.add(k.key);
     for (const r of st.reserved || []) reservedKeys.add(r);
-    unknownListeners.add(this._onUnknown);
+    unknownListeners.add(this);
     const here = addressWith(knobs, values);
     if (here.href !== window.location.href) window.history.replaceState(window.history.state, "", here.href);
     checkUnknown();
@@ -120,7 +123,7 @@ class PageStateOutput extends Widget {
 
   dispose() {
     if (this.isDisposed) return;
-    unknownListeners.delete(this._onUnknown);
+    unknownListeners.delete(this);
     super.dispose();
   }
 }
