@@ -104,6 +104,14 @@ const browser = await launch({ viewport: { width: 1200, height: 1100 } });
 const errors = [];
 const dialogs = [];
 let step = "open";
+// How long each step took (printed at the end: the suite's budget).
+const stepTimes = [];
+let stepT0 = Date.now();
+function begin(name) {
+  stepTimes.push(`${step} ${((Date.now() - stepT0) / 1000).toFixed(1)} s`);
+  step = name;
+  stepT0 = Date.now();
+}
 // Voilà 0.5.13's page warns about the shared modules of every federated
 // extension built against a newer JupyterLab (warnings, not errors); its
 // two refused requests are fonts off loopback.
@@ -213,7 +221,7 @@ try {
   await shot("first");
 
   // 2. Drag the tokens slider: the experiment re-runs, the chart changes.
-  step = "drag";
+  begin("drag");
   const slider = page.locator(".widget-slider").first();
   const track = await slider.locator(".noUi-target").boundingBox();
   const handle = await slider.locator(".noUi-handle").boundingBox();
@@ -248,7 +256,7 @@ try {
   await shot("dragged");
 
   // 3. A 30 s run, stopped by the Stop button.
-  step = "stop";
+  begin("stop");
   const before = listeners(pid);
   const kidsBefore = children(pid).join(" "); // the kernel's own helper process
   await page.locator(".widget-toggle-buttons button", { hasText: "30s" }).click();
@@ -273,14 +281,14 @@ try {
   await shot("stopped");
   // Back to 2 s (a reload runs the notebook with the address's values: a
   // 30 s first run would hold the page that long).
-  step = "2s";
+  begin("2s");
   await page.locator(".widget-toggle-buttons button", { hasText: "2s" }).click();
   const back = await settled(60000, "the 2 s run after Stop");
   knobs() === `tokens=${tokens}` ? pass(`back to 2 s (${back && back.rps} req/s): the address holds ${knobs()} (run for is at the lesson's value, left out)`) :
     fail(`back to 2 s the address holds "${knobs()}"; want tokens=${tokens}`);
 
   // 4. Reload: a new visit, a new kernel; the old one shut down.
-  step = "reload";
+  begin("reload");
   const oldPID = pid;
   const reloaded = Date.now();
   await page.reload({ waitUntil: "load", timeout: 180000 });
@@ -314,7 +322,7 @@ try {
   await shot("reloaded");
 
   // 5. The kernel dies; jupyter-server restarts it.
-  step = "restart";
+  begin("restart");
   const errorsBefore = errors.length;
   process.kill(pid, "SIGKILL");
   let pid2 = 0;
@@ -340,7 +348,7 @@ try {
 
   // 6. The same address in a new tab of the browser, with bad values
   // added: the good one is restored, the bad ones ignored with notes.
-  step = "reopen";
+  begin("reopen");
   const addr = new URL(page.url());
   addr.searchParams.set("users", "99");
   addr.searchParams.set("bogus", "1");
@@ -359,7 +367,7 @@ try {
   }
   await shot("reopened");
   // Its kernel shut down by the server (as voila.sh's culling does).
-  step = "shutdown";
+  begin("shutdown");
   const kid4 = kernelIDs().find((i) => !known.has(i));
   const errorsBefore6 = errors.length;
   const del = await fetch(`${opt.url}/api/kernels/${kid4}`, { method: "DELETE", headers: { Authorization: `token ${opt.token}` } });
@@ -384,5 +392,7 @@ if (browser.blocked.length) console.log(`  note [voila] refused ${browser.blocke
 // Leave the page as a person does: Voilà shuts the kernel down on unload.
 await page.close({ runBeforeUnload: true }).catch(() => {});
 await browser.close();
+begin("end");
+console.log(`  note [voila] steps: ${stepTimes.join(", ")}`);
 console.log(failures ? `voila.mjs: ${failures} failure(s)` : "voila.mjs: all passed");
 process.exit(failures ? 1 : 0);
