@@ -305,8 +305,14 @@ try {
       pass(`the reloaded page's run is for tokens ${tokens}: ${third.rps} req/s (${first.rps} at the lesson's 2), its waterfall "${w.subtext}"`) :
       fail(`the reloaded page's run: ${third.rps} req/s (${first.rps} at 2 tokens), ${third.waterfalls.length} waterfalls "${w && w.subtext}", table count ${third.count}`);
     const n3 = await pageNotes();
-    new RegExp(`Your values \\(tokens ${tokens}\\)`).test(n3.line) && n3.notes.length === 0 ?
-      pass(`the reloaded page says "${n3.line.trim()}"`) : fail(`the reloaded page's line "${n3.line}", notes ${JSON.stringify(n3.notes)}`);
+    // The link back to the lesson's values: this address without the knobs.
+    const href = await page.locator("a.jp-ConclabPageState-reset").getAttribute("href").catch(() => null);
+    const lesson = href && new URL(href);
+    const backOK = lesson && lesson.searchParams.get("token") === opt.token && !lesson.searchParams.has("tokens") &&
+      lesson.pathname === new URL(page.url()).pathname;
+    new RegExp(`Your values \\(tokens ${tokens}\\)`).test(n3.line) && n3.notes.length === 0 && backOK ?
+      pass(`the reloaded page says "${n3.line.trim()}" (the link: this address without tokens)`) :
+      fail(`the reloaded page's line "${n3.line}", notes ${JSON.stringify(n3.notes)}, the link back ${href && href.replace(opt.token, "T")}`);
   }
   // Voilà's own shutdown on unload is refused (voila#1458); voila.sh culls
   // a kernel idle with no page for CONCLAB_VOILA_CULL s (--cull here).
