@@ -106,7 +106,10 @@ func TestDefDownstream(t *testing.T) {
 	if k.Path() != "/health-def" || s002.Default.Path() != "/health" {
 		t.Errorf("paths %q, %q", k.Path(), s002.Default.Path())
 	}
-	m := s002.Knobs{N: 12, Latency: 40 * time.Millisecond, Downstream: s002.DownstreamDef,
+	// 400 ms per check: the twelve all start while the first still waits,
+	// even when a crowded machine delays a thread's start by a few hundred
+	// ms (at 40 ms one finished before the last started: 11 at once).
+	m := s002.Knobs{N: 12, Latency: 400 * time.Millisecond, Downstream: s002.DownstreamDef,
 		Clients: []s002.Client{{Mode: s002.Threads, Workers: 12}, {Mode: s002.AsyncIO}}}
 	if m.Waves(m.Clients[1]) != 1 {
 		t.Fatalf("12 checks under 40 tokens: one wave")
