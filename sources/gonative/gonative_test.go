@@ -26,8 +26,18 @@ func TestShape(t *testing.T) {
 	if r.Summary.Len() != 3+len(k.Procs) {
 		t.Fatalf("%d rows\n%v", r.Summary.Len(), r.Summary)
 	}
-	if err := shape.Err("go-native", k.Checks(r)...); err != nil {
+	checks := k.Checks(r)
+	if err := shape.Err("go-native", checks...); err != nil {
 		t.Errorf("%v\n%v", err, r.Summary)
+	}
+	orderings := 0
+	for _, c := range checks {
+		if strings.Contains(c.What, " faster than ") {
+			orderings++
+		}
+	}
+	if orderings != 2 {
+		t.Errorf("%d ordering checks; want goroutines < bounded < serial\n%v", orderings, shape.Frame("checks", checks...))
 	}
 	turns := r.Turns.Frame(1)
 	if turns.Len() != k.Burns {
