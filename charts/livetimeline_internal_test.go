@@ -44,6 +44,10 @@ func cut(start time.Duration, n int64, p95 time.Duration) *metrics.Cut {
 // came since the last redraw, once.
 func TestLiveTimelineRepeatAndStop(t *testing.T) {
 	lt := NewLiveTimeline().SetEvery(time.Hour)
+	// As if it had just drawn: the drawing loop the first row starts waits
+	// an hour instead of drawing at once, so every row below is still
+	// pending when Stop comes, whenever that goroutine gets to run.
+	lt.last = time.Now()
 	plan := load.Plan{Labels: map[string]string{"strategy": "sync"}}
 	lt.OnStart(plan)
 	lt.OnInterval(cut(0, 10, 5*time.Millisecond))
@@ -62,6 +66,9 @@ func TestLiveTimelineRepeatAndStop(t *testing.T) {
 	}
 	if err := lt.Stop(); err != nil {
 		t.Errorf("Stop twice: %v", err)
+	}
+	if n := lt.Draws(); n != 0 {
+		t.Errorf("%d live redraws within the hour; want 0", n)
 	}
 	lt.OnInterval(cut(time.Second, 1, time.Millisecond)) // after Stop: ignored
 	lt.mu.Lock()

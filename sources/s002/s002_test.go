@@ -43,8 +43,11 @@ func TestEstimate(t *testing.T) {
 func TestShapeModel(t *testing.T) {
 	t.Parallel()
 	for _, k := range []s002.Knobs{
-		{N: 20, Latency: 50 * time.Millisecond, Clients: s002.Default.Clients},
-		{N: 10, Latency: 40 * time.Millisecond, Clients: []s002.Client{{Mode: s002.Threads, Workers: 4}, {Mode: s002.AsyncIO}}},
+		// 300 ms a check: a pool's checks all start while its first waits,
+		// even when a crowded machine delays a thread's start (at 50 ms,
+		// "checks at once" came out 13 of 20 under a load average of 6).
+		{N: 20, Latency: 300 * time.Millisecond, Clients: s002.Default.Clients},
+		{N: 10, Latency: 300 * time.Millisecond, Clients: []s002.Client{{Mode: s002.Threads, Workers: 4}, {Mode: s002.AsyncIO}}},
 	} {
 		res, err := bench.Run(context.Background(), k.Experiment())
 		if err != nil {
@@ -70,7 +73,7 @@ func TestShapeVersus(t *testing.T) {
 	if errors.Is(err, cpython.ErrUnavailable) {
 		t.Skip(err)
 	}
-	k := s002.Knobs{N: 10, Latency: 50 * time.Millisecond,
+	k := s002.Knobs{N: 10, Latency: 300 * time.Millisecond, // see TestShapeModel
 		Clients: []s002.Client{{Mode: s002.Sequential}, {Mode: s002.Threads, Workers: 5}, {Mode: s002.AsyncIO}}}
 	f, model, err := k.Versus(context.Background(), cpython.Options{StopGrace: time.Second})
 	if err != nil {
@@ -106,7 +109,10 @@ func TestDefDownstream(t *testing.T) {
 	if k.Path() != "/health-def" || s002.Default.Path() != "/health" {
 		t.Errorf("paths %q, %q", k.Path(), s002.Default.Path())
 	}
-	m := s002.Knobs{N: 12, Latency: 40 * time.Millisecond, Downstream: s002.DownstreamDef,
+	// 400 ms per check: the twelve all start while the first still waits,
+	// even when a crowded machine delays a thread's start by a few hundred
+	// ms (at 40 ms one finished before the last started: 11 at once).
+	m := s002.Knobs{N: 12, Latency: 400 * time.Millisecond, Downstream: s002.DownstreamDef,
 		Clients: []s002.Client{{Mode: s002.Threads, Workers: 12}, {Mode: s002.AsyncIO}}}
 	if m.Waves(m.Clients[1]) != 1 {
 		t.Fatalf("12 checks under 40 tokens: one wave")

@@ -112,7 +112,11 @@ func TestShapeFreeThreaded(t *testing.T) {
 // Model and real apps, I/O and CPU, in one bench.Run each: the same shape.
 func TestShapeVersus(t *testing.T) {
 	needPython(t, "flask", "gunicorn", "fastapi", "uvicorn")
-	k := s003.Knobs{N: 4, Wait: 200 * time.Millisecond, SumN: 100_000, IO: []s003.Stack{{Workers: 1, Threads: 2}, {FastAPI: true, Workers: 1}},
+	// 500 ms waits: one wave against two is 500 ms apart, more than a
+	// crowded machine adds to a fresh real server's first requests (at
+	// 200 ms, real FastAPI's one wave took 0.85 s under a load average of
+	// 14, beyond Flask's two).
+	k := s003.Knobs{N: 4, Wait: 500 * time.Millisecond, SumN: 100_000, IO: []s003.Stack{{Workers: 1, Threads: 2}, {FastAPI: true, Workers: 1}},
 		CPU: []s003.Stack{{Workers: 1, Threads: 2}, {FastAPI: true, Workers: 2}}}
 	o := cpython.Options{StopGrace: time.Second}
 	io, err := bench.Run(context.Background(), k.IOVersus(o))
