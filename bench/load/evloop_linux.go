@@ -81,7 +81,7 @@ func (e *engine) runLoops(p vuPlan) bool {
 	loops := make([]*evloop, 0, n)
 	for i := 0; i < n; i++ {
 		sa, family := sockaddr()
-		l, err := newEvloop(e, t, &p, addr, sa, family)
+		l, err := newEvloop(e, t, &p, addr, sa, family, i)
 		if err != nil {
 			for _, l := range loops {
 				l.closeFDs()
@@ -171,6 +171,7 @@ type evloop struct {
 	sa      unix.Sockaddr
 	family  int
 	started *atomic.Int64
+	shard   int // the loop's own shard of the recorder: loops never share one
 	ep      int // the epoll instance
 	wake    int // an eventfd the stops write to
 	conns   []*lconn
@@ -188,9 +189,14 @@ type evloop struct {
 	hard            bool  // requests in flight are cut off
 	scan            time.Duration
 	scanAt          time.Time
+	// poll is pollEvents as the func rc.Read takes, made once: a closure
+	// made per wait would cost allocations on every park.
+	poll    func(uintptr) bool
+	polled  int   // what the last pollEvents found
+	pollErr error // and its error
 }
 
-func newEvloop(e *engine, t *h1, p *vuPlan, addr *net.TCPAddr, sa unix.Sockaddr, family int) (*evloop, error) {
+func newEvloop(e *engine, t *h1, p *vuPlan, addr *net.TCPAddr, sa unix.Sockaddr, family, shard int) (*evloop, error) {
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, err
@@ -218,8 +224,10 @@ func newEvloop(e *engine, t *h1, p *vuPlan, addr *net.TCPAddr, sa unix.Sockaddr,
 		return nil, err
 	}
 	scan := min(max(e.cfg.o.Timeout/10, time.Millisecond), 100*time.Millisecond)
-	return &evloop{e: e, t: t, p: p, addr: addr, sa: sa, family: family, ep: ep, wake: wake, pf: pf, rc: rc,
-		events: make([]unix.EpollEvent, 256), scan: scan}, nil
+	l := &evloop{e: e, t: t, p: p, addr: addr, sa: sa, family: family, shard: shard, ep: ep, wake: wake, pf: pf, rc: rc,
+		events: make([]unix.EpollEvent, 256), scan: scan}
+	l.poll = l.pollEvents
+	return l, nil
 }
 
 func (l *evloop) closeFDs() {
@@ -288,12 +296,9 @@ func (l *evloop) wait() (int, error) {
 		}
 		l.dl = next
 	}
-	var n int
-	var werr error
-	err := l.rc.Read(func(uintptr) bool {
-		n, werr = epollPoll(l.ep, l.events)
-		return n > 0 || (werr != nil && werr != unix.EINTR)
-	})
+	l.polled, l.pollErr = 0, nil
+	err := l.rc.Read(l.poll)
+	n, werr := l.polled, l.pollErr
 	switch {
 	case werr != nil && werr != unix.EINTR:
 		return 0, werr
@@ -301,6 +306,14 @@ func (l *evloop) wait() (int, error) {
 		return 0, err
 	}
 	return n, nil
+}
+
+// pollEvents is the non-blocking look wait makes each time Go's poller
+// says the epoll descriptor may be ready: done when it found events or
+// failed.
+func (l *evloop) pollEvents(uintptr) bool {
+	l.polled, l.pollErr = epollPoll(l.ep, l.events)
+	return l.polled > 0 || (l.pollErr != nil && l.pollErr != unix.EINTR)
 }
 
 // epollPoll is a non-blocking epoll_wait, without the scheduler's syscall
@@ -645,7 +658,7 @@ func (l *evloop) record(c *lconn, done time.Time, status int) {
 	e := l.e
 	c.s.Latency = done.Sub(c.sent)
 	c.s.Uncorrected = c.s.Latency
-	e.rec.Record(c.vu, &c.s)
+	e.rec.Record(l.shard, &c.s)
 	if c.s.Outcome != metrics.Interrupted {
 		l.done++
 		if c.s.Outcome.IsError() {
