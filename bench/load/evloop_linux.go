@@ -93,7 +93,7 @@ func (e *engine) runLoops(p vuPlan) bool {
 	var started atomic.Int64 // requests taken against p.total, by every loop
 	for vu := 0; vu < p.vus; vu++ {
 		l := loops[vu%n]
-		l.conns = append(l.conns, &lconn{vu: vu, idx: len(l.conns), fd: -1, buf: make([]byte, readBufSize), p: respParser{head: t.head}})
+		l.conns = append(l.conns, &lconn{vu: vu, idx: len(l.conns), fd: -1, p: respParser{head: t.head}})
 	}
 	e.setLevel(float64(p.vus))
 	ended := make(chan struct{})
@@ -154,7 +154,6 @@ type lconn struct {
 	cid      int64
 	reused   bool // the request went out on a kept-alive connection
 	retried  bool // and was retried once on a fresh one
-	buf      []byte
 	p        respParser
 	s        metrics.Sample
 	batch    []Request
@@ -176,7 +175,12 @@ type evloop struct {
 	wake    int // an eventfd the stops write to
 	conns   []*lconn
 	events  []unix.EpollEvent
-	think   thinkHeap
+	// rbuf is the loop's one read buffer: a read is parsed before the
+	// next (the parser copies a line cut by the end of a read), so the
+	// VUs share it — a few cache lines that stay hot, where a buffer per
+	// VU had each read land in lines of its own (8 MB at 1,000 VUs).
+	rbuf  []byte
+	think thinkHeap
 	// Requests taken from the run's shared counters in batches (and not
 	// yet sent), and results not yet added to them: loops on different
 	// CPUs then do not pass the counters' cache lines back and forth on
@@ -225,7 +229,7 @@ func newEvloop(e *engine, t *h1, p *vuPlan, addr *net.TCPAddr, sa unix.Sockaddr,
 	}
 	scan := min(max(e.cfg.o.Timeout/10, time.Millisecond), 100*time.Millisecond)
 	l := &evloop{e: e, t: t, p: p, addr: addr, sa: sa, family: family, shard: shard, ep: ep, wake: wake, pf: pf, rc: rc,
-		events: make([]unix.EpollEvent, 256), scan: scan}
+		events: make([]unix.EpollEvent, 256), rbuf: make([]byte, readBufSize), scan: scan}
 	l.poll = l.pollEvents
 	return l, nil
 }
@@ -561,7 +565,7 @@ func (l *evloop) wantWritable(c *lconn, want bool) {
 // read reads what the socket holds of the response and parses it.
 func (l *evloop) read(c *lconn) {
 	for {
-		n, err := rawIO(unix.SYS_READ, c.fd, c.buf)
+		n, err := rawIO(unix.SYS_READ, c.fd, l.rbuf)
 		switch {
 		case err == unix.EAGAIN:
 			return
@@ -582,7 +586,7 @@ func (l *evloop) read(c *lconn) {
 		if l.t.phases && c.first.IsZero() {
 			c.first = time.Now()
 		}
-		used, done, perr := c.p.feed(c.buf[:n])
+		used, done, perr := c.p.feed(l.rbuf[:n])
 		if perr != nil {
 			l.fail(c, fmt.Errorf("read: %w", perr), time.Now())
 			return
@@ -591,7 +595,7 @@ func (l *evloop) read(c *lconn) {
 			l.complete(c, time.Now(), c.p.keep && used == n) // bytes beyond the response: out of step
 			return
 		}
-		if n < len(c.buf) {
+		if n < len(l.rbuf) {
 			return // the rest comes in a later read
 		}
 	}
