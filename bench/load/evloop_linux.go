@@ -181,6 +181,14 @@ type evloop struct {
 	// VU had each read land in lines of its own (8 MB at 1,000 VUs).
 	rbuf  []byte
 	think thinkHeap
+	// While a batch of events is handled (batching), the VUs whose
+	// response came wait in sendq and their next requests go out after the
+	// batch: the reads together, then the writes together, so the target
+	// finds them ready together, as wrk's requests (it writes in the pass
+	// after its reads). At 1,000 connections that cost 3 % less CPU a
+	// request, client and server together; at 50 the same.
+	batching bool
+	sendq    []*lconn
 	// Requests taken from the run's shared counters in batches (and not
 	// yet sent), and results not yet added to them: loops on different
 	// CPUs then do not pass the counters' cache lines back and forth on
@@ -262,6 +270,7 @@ func (l *evloop) run() {
 			l.abort(err)
 			return
 		}
+		l.batching = true
 		for _, ev := range l.events[:n] {
 			if ev.Fd == 0 {
 				l.onWake()
@@ -279,6 +288,13 @@ func (l *evloop) run() {
 				l.closeConn(c)
 			}
 		}
+		l.batching = false
+		for i := 0; i < len(l.sendq); i++ { // the batch's next requests, together
+			if c := l.sendq[i]; c.st == lIdle { // not ended by a stop meanwhile
+				l.next(c)
+			}
+		}
+		l.sendq = l.sendq[:0]
 		l.timers(time.Now())
 	}
 }
@@ -654,6 +670,10 @@ func (l *evloop) after(c *lconn, now time.Time) {
 		return
 	}
 	l.set(c, lIdle)
+	if l.batching {
+		l.sendq = append(l.sendq, c)
+		return
+	}
 	l.next(c)
 }
 
