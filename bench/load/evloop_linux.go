@@ -25,8 +25,9 @@ import (
 // connections. A loop owns its VUs' non-blocking sockets, registered once
 // for readability (level-triggered), and turns each event into the next
 // step of that VU: connect, write the request, read and parse the
-// response (respParser), record it, think, send the next. Per request that
-// is one write and one read, with epoll_wait shared by every connection
+// response (respParser), record it, think, send the next (the next
+// requests of a batch of events after all its reads, as wrk's). Per
+// request that is one write and one read, with epoll_wait shared by every connection
 // ready at once — no goroutine parked and woken per request, no deadline
 // timer set, no read that finds nothing — which is what lets the
 // generator use less CPU per request than wrk, leaving more of a shared
