@@ -24,8 +24,9 @@ import (
 // (evloop_linux.go); everything else here: one goroutine and one
 // connection per worker.
 
-// readBufSize bounds a response header line and is the per-connection
-// read buffer: 8 KiB × 1000 connections is 8 MB.
+// readBufSize bounds a response header line and is the read buffer: a
+// worker's per connection (8 KiB × 1000 connections is 8 MB), an event
+// loop's one for all its VUs.
 const readBufSize = 8 << 10
 
 var pastDeadline = time.Unix(1, 0)

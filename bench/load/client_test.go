@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -160,6 +164,43 @@ func TestOutOfStepConnection(t *testing.T) {
 		res, err := Run(context.Background(), Target{URL: "http://" + ln.Addr().String() + "/"}, Sequential{N: 3}, path.on(Options{Timeout: time.Second}))
 		if err != nil || res.Outcomes(metrics.OK) != 3 || conns.Load() != 3 {
 			t.Errorf("%s: err=%v ok=%d conns=%d; want 3 OK answers on 3 connections", path.name, err, res.Outcomes(metrics.OK), conns.Load())
+		}
+	}
+}
+
+// The request's head is the request line, Host and the target's own
+// headers: no User-Agent unless the target sets one (each header is work
+// for the server on every request).
+func TestRequestHeadOnlyWhatWasAsked(t *testing.T) {
+	t.Parallel()
+	type seen struct {
+		agents []string
+		host   string
+		extra  string
+	}
+	got := make(chan seen, 8)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- seen{r.Header.Values("User-Agent"), r.Host, r.Header.Get("X-Extra")}
+	}))
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	for _, path := range paths {
+		for _, tc := range []struct {
+			header http.Header
+			want   seen
+		}{
+			{nil, seen{nil, host, ""}},
+			{http.Header{"User-Agent": {"mine/1"}, "X-Extra": {"x"}}, seen{[]string{"mine/1"}, host, "x"}},
+		} {
+			res, err := Run(context.Background(), Target{URL: srv.URL, Header: tc.header}, Sequential{N: 1}, path.on(Options{}))
+			if err != nil || res.Count() != 1 || res.Errors() != 0 {
+				t.Fatalf("%s: err=%v count=%d errors=%d", path.name, err, res.Count(), res.Errors())
+			}
+			s := <-got
+			if !slices.Equal(s.agents, tc.want.agents) || s.host != tc.want.host || s.extra != tc.want.extra {
+				t.Errorf("%s, header %v: server saw User-Agent %q, Host %q, X-Extra %q; want %q, %q, %q",
+					path.name, tc.header, s.agents, s.host, s.extra, tc.want.agents, tc.want.host, tc.want.extra)
+			}
 		}
 	}
 }
