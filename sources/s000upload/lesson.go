@@ -11,6 +11,7 @@ import (
 	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/bench/load"
 	"github.com/conclab/conclab/bench/trace"
+	"github.com/conclab/conclab/sources/internal/knob"
 	"github.com/conclab/conclab/sources/s000print"
 )
 
@@ -33,7 +34,7 @@ func IsSmall(image string) (bool, error) {
 	case PNG7KB:
 		return true, nil
 	}
-	return false, fmt.Errorf("s000upload: image must be %q or %q, got %q", JPEG8K, PNG7KB, image)
+	return false, knob.Want(pkg, "image", false, fmt.Sprintf("%q or %q", JPEG8K, PNG7KB), image)
 }
 
 // Machines are the two machines' costs for one image: this one's
@@ -110,8 +111,12 @@ func (k Knobs) Estimates(m Machines, vusHere int) *frame.Frame {
 // per-VU iterations), thinking between uploads, at most 3 minutes. The
 // model of this machine is Versus.
 func (k Knobs) Here(ctx context.Context, vus, uploads int) (bench.Experiment, error) {
-	if uploads < 1 || uploads > 100 {
-		return bench.Experiment{}, fmt.Errorf("s000upload: uploads must be in 1..100, got %d", uploads)
+	err := knob.First(
+		knob.Want(pkg, "vusHere", vus >= 1 && vus <= 100, "in 1..100", vus),
+		knob.Want(pkg, "uploads", uploads >= 1 && uploads <= 100, "in 1..100", uploads),
+	)
+	if err != nil {
+		return bench.Experiment{}, err
 	}
 	k.VUs = vus
 	if err := k.Validate(); err != nil {

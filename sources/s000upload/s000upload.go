@@ -32,6 +32,7 @@ import (
 	"github.com/conclab/conclab/bench/load"
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
+	"github.com/conclab/conclab/sources/internal/knob"
 )
 
 //go:embed py/*.py
@@ -97,15 +98,26 @@ type Knobs struct {
 // Default is the source's: 20 VUs for 10 s, 1 s think, the 8K image.
 var Default = Knobs{VUs: 20, Duration: 10 * time.Second, Think: time.Second}
 
-// Validate reports a knob out of range, naming it.
+// pkg names this package in errors.
+const pkg = "s000upload"
+
+// Validate reports a knob out of range, naming it as the lesson's
+// parameters cell does (vus, think, duration, cpus, threadWorkers,
+// processWorkers): a *knob.Error.
 func (k Knobs) Validate() error {
-	switch {
-	case k.VUs < 1 || k.VUs > 1000:
-		return fmt.Errorf("s000upload: VUs must be in 1..1000, got %d", k.VUs)
-	case k.Duration <= 0 || k.Duration > time.Hour:
-		return fmt.Errorf("s000upload: Duration must be in (0, 1h], got %v", k.Duration)
-	case k.Think < 0 || k.Iterations < 0 || k.CPUs < 0 || k.ThreadWorkers < 0 || k.ProcessWorkers < 0 || k.Payload < 0:
-		return fmt.Errorf("s000upload: Think, Iterations, CPUs, ThreadWorkers, ProcessWorkers and Payload must not be negative")
+	err := knob.First(
+		knob.Want(pkg, "vus", k.VUs >= 1 && k.VUs <= 1000, "in 1..1000", k.VUs),
+		knob.Want(pkg, "think", k.Think >= 0 && k.Think <= time.Minute, "in 0..1m", k.Think),
+		knob.Want(pkg, "duration", k.Duration > 0 && k.Duration <= time.Hour, "in (0, 1h]", k.Duration),
+		knob.Want(pkg, "cpus", k.CPUs >= 0 && k.CPUs <= 1024, "in 0..1024 (0: the machine's)", k.CPUs),
+		knob.Want(pkg, "threadWorkers", k.ThreadWorkers >= 0 && k.ThreadWorkers <= 1024, "in 0..1024 (0: Python's default)", k.ThreadWorkers),
+		knob.Want(pkg, "processWorkers", k.ProcessWorkers >= 0 && k.ProcessWorkers <= 256, "in 0..256 (0: one per CPU)", k.ProcessWorkers),
+	)
+	if err != nil {
+		return err
+	}
+	if k.Payload < 0 || k.Iterations < 0 {
+		return fmt.Errorf("s000upload: Payload and Iterations must not be negative, got %d and %d", k.Payload, k.Iterations)
 	}
 	for _, s := range k.strategies() {
 		if _, ok := Paths[s]; !ok {

@@ -15,6 +15,7 @@ import (
 	"github.com/conclab/conclab/bench/cpython"
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
+	"github.com/conclab/conclab/sources/internal/knob"
 	"github.com/conclab/conclab/sources/s000upload"
 	"github.com/conclab/conclab/sources/shape"
 )
@@ -129,8 +130,31 @@ func TestLessonKnobs(t *testing.T) {
 	if _, err := s000upload.Default.Here(context.Background(), 4, 0); err == nil || !strings.Contains(err.Error(), "uploads") {
 		t.Errorf("Here(0 uploads) = %v; want an error naming uploads", err)
 	}
-	if _, err := s000upload.Default.Here(context.Background(), -1, 1); err == nil || !strings.Contains(err.Error(), "VUs") {
-		t.Errorf("Here(VUs -1) = %v; want an error naming VUs", err)
+	if _, err := s000upload.Default.Here(context.Background(), -1, 1); err == nil || !strings.Contains(err.Error(), "knob vusHere must be") {
+		t.Errorf("Here(VUs -1) = %v; want an error naming vusHere", err)
+	}
+	// Every knob out of range is named as the parameters cell names it.
+	for _, c := range []struct {
+		k    func(*s000upload.Knobs)
+		want string
+	}{
+		{func(k *s000upload.Knobs) { k.VUs = -1 }, "vus"},
+		{func(k *s000upload.Knobs) { k.Think = -time.Second }, "think"},
+		{func(k *s000upload.Knobs) { k.Duration = 0 }, "duration"},
+		{func(k *s000upload.Knobs) { k.CPUs = -1 }, "cpus"},
+		{func(k *s000upload.Knobs) { k.ThreadWorkers = -1 }, "threadWorkers"},
+		{func(k *s000upload.Knobs) { k.ProcessWorkers = -2 }, "processWorkers"},
+	} {
+		k := s000upload.Default
+		c.k(&k)
+		err := k.Validate()
+		var ke *knob.Error
+		if !errors.As(err, &ke) || ke.Knob != c.want || !strings.Contains(err.Error(), "knob "+c.want+" must be") {
+			t.Errorf("want an error naming the lesson's knob %s, got %v", c.want, err)
+		}
+		if _, err := k.Experiment(s000upload.SourceMachine(nil)); err == nil || !strings.Contains(err.Error(), "knob "+c.want+" ") {
+			t.Errorf("Experiment: want an error naming %s, got %v", c.want, err)
+		}
 	}
 	f := s000upload.Default.Estimates(s000upload.Machines{Source: s000upload.SourceMachine(nil), Here: s000upload.SourceMachine(nil)}, 4)
 	if f.Len() != 8 {
