@@ -175,6 +175,29 @@ func (p IPC) Frame() *frame.Frame {
 	return f
 }
 
+// Costs is the pool's other costs, one row each (cost, ms, what): the
+// empty call's round trip, a conversion with no pool, through a warm
+// worker, a fresh forked worker's first, a fresh spawned worker's first
+// and later ones, and the insert the handler runs on the loop. The
+// differences are the causes: warm − inline is what the pool adds to a
+// conversion, first − warm a worker's start-up.
+func (p IPC) Costs() *frame.Frame {
+	f := frame.Of("what a process pool costs besides its bytes (the 7 KB PNG, this machine)", "cost", "ms", "what")
+	ms := func(d time.Duration) float64 { return d.Seconds() * 1000 }
+	for _, r := range []frame.Row{
+		{"cost": "empty call round trip", "ms": ms(p.Empty), "what": "os.getpid through the pool: pickling, pipes, wake-ups"},
+		{"cost": "conversion, no pool", "ms": ms(p.Inline), "what": "convert_image called in the parent"},
+		{"cost": "conversion, warm worker", "ms": ms(p.Warm), "what": "run_in_executor after the first"},
+		{"cost": "first conversion, fork", "ms": ms(p.First), "what": "a fresh pool forks its workers (Linux, 3.11)"},
+		{"cost": "first conversion, spawn", "ms": ms(p.SpawnFirst), "what": "a new interpreter imports the app and Pillow (macOS)"},
+		{"cost": "conversion, warm spawned worker", "ms": ms(p.SpawnWarm), "what": "the spawned worker's later calls"},
+		{"cost": "insert_sync on the loop", "ms": ms(p.Insert), "what": "blocks the event loop after each conversion"},
+	} {
+		f.MustAppend(r)
+	}
+	return f
+}
+
 // Handlers is the app's image function, its executors and upload helper,
 // and its four handlers as listings, the lines the lesson judges marked.
 func Handlers() (s000print.Listing, error) {

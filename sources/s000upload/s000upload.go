@@ -314,7 +314,9 @@ func Table() *frame.Frame {
 	return f
 }
 
-// IPC is what a process pool really moves per conversion (MeasureIPC).
+// IPC is what a process pool really moves per conversion, and what else
+// it costs (MeasureIPC): the four causes a lesson weighs against "the IPC
+// overhead".
 type IPC struct {
 	// Out and In are the bytes the parent writes to the pool's pipes and
 	// reads back per call: the pickled call (convert_image by reference,
@@ -323,12 +325,29 @@ type IPC struct {
 	Out, In float64
 	// PathChars is the two paths' length.
 	PathChars int
+	// First is the first conversion through a fresh pool (fork: the pool
+	// forks its workers at that submit); Warm the median of later ones;
+	// Inline the median conversion with no pool.
+	First, Warm, Inline time.Duration
+	// Empty is the median round trip of an empty call (os.getpid) through
+	// the pool: the pickling, the pipes and the wake-ups alone.
+	Empty time.Duration
+	// SpawnFirst is the first conversion through a fresh one-worker pool
+	// that spawns (macOS's default start method, the source's system: a
+	// new interpreter importing the app and Pillow), SpawnWarm later ones.
+	SpawnFirst, SpawnWarm time.Duration
+	// Insert is the median insert_sync: what the ProcessPool handler
+	// blocks the event loop for after each conversion (SQLite here).
+	Insert time.Duration
 }
 
 // MeasureIPC runs the app's run_in_executor(process_executor,
 // convert_image, path, out) n times on the small test image and counts the
 // bytes through the pool's pipes (py/ipc_bytes.py): a few hundred bytes a
-// call — the image itself never crosses, only its paths.
+// call — the image itself never crosses, only its paths. It also times
+// the other causes (IPC's durations): a fresh worker's first conversion
+// (fork, and spawn) against later ones and against none, an empty call's
+// round trip, and the insert the handler runs on the loop.
 func MeasureIPC(ctx context.Context, o cpython.Options, n int) (IPC, error) {
 	if n < 1 || n > 1000 {
 		return IPC{}, fmt.Errorf("s000upload: MeasureIPC: n must be in 1..1000, got %d", n)
@@ -338,17 +357,26 @@ func MeasureIPC(ctx context.Context, o cpython.Options, n int) (IPC, error) {
 		return IPC{}, err
 	}
 	var r struct {
-		Out       float64 `json:"bytes_out"`
-		In        float64 `json:"bytes_in"`
-		PathChars int     `json:"path_chars"`
+		Out        float64 `json:"bytes_out"`
+		In         float64 `json:"bytes_in"`
+		PathChars  int     `json:"path_chars"`
+		First      float64 `json:"first_ms"`
+		Warm       float64 `json:"warm_ms"`
+		Inline     float64 `json:"inline_ms"`
+		Empty      float64 `json:"empty_ms"`
+		SpawnFirst float64 `json:"spawn_first_ms"`
+		SpawnWarm  float64 `json:"spawn_warm_ms"`
+		Insert     float64 `json:"insert_ms"`
 	}
 	err = cpython.Script{Files: Files(), Name: "ipc_bytes.py", DB: &cpython.DB{}, Requires: []string{"PIL", "fastapi", "multipart"},
 		Args: []string{"--image", img, "--n", strconv.Itoa(n), "--out-dir", "."}}.Run(ctx, o, &r)
 	if err != nil {
 		return IPC{}, err
 	}
-	if r.Out <= 0 || r.In <= 0 {
-		return IPC{}, fmt.Errorf("s000upload: ipc_bytes.py counted %+v", r)
+	if r.Out <= 0 || r.In <= 0 || r.First <= 0 || r.Warm <= 0 || r.Empty <= 0 || r.SpawnFirst <= 0 || r.Insert <= 0 {
+		return IPC{}, fmt.Errorf("s000upload: ipc_bytes.py measured %+v", r)
 	}
-	return IPC{Out: r.Out, In: r.In, PathChars: r.PathChars}, nil
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	return IPC{Out: r.Out, In: r.In, PathChars: r.PathChars, First: ms(r.First), Warm: ms(r.Warm), Inline: ms(r.Inline),
+		Empty: ms(r.Empty), SpawnFirst: ms(r.SpawnFirst), SpawnWarm: ms(r.SpawnWarm), Insert: ms(r.Insert)}, nil
 }

@@ -212,7 +212,10 @@ func TestShapeVersus(t *testing.T) {
 }
 
 // What the process pool moves: the pickled call and its result, a few
-// hundred bytes, not the image.
+// hundred bytes, not the image; and what else it costs: a spawned
+// worker's first call (a new interpreter importing the app and Pillow)
+// is orders of magnitude above an empty call's round trip and a warm
+// conversion.
 func TestMeasureIPC(t *testing.T) {
 	needPython(t, "PIL", "fastapi", "multipart")
 	ipc, err := s000upload.MeasureIPC(context.Background(), cpython.Options{}, 5)
@@ -221,5 +224,47 @@ func TestMeasureIPC(t *testing.T) {
 	}
 	if ipc.Out < 50 || ipc.Out > 2000 || ipc.In < 20 || ipc.In > 2000 {
 		t.Errorf("IPC %+v; want a few hundred bytes each way", ipc)
+	}
+	if ipc.SpawnFirst <= ipc.Empty || ipc.SpawnFirst <= ipc.Warm || ipc.Empty <= 0 || ipc.Insert <= 0 {
+		t.Errorf("IPC %+v; want a spawned worker's first call above the empty round trip and a warm call", ipc)
+	}
+	if f := ipc.Costs(); f.Len() != 7 || f.Float("ms", 0) != ipc.Empty.Seconds()*1000 {
+		t.Errorf("Costs:\n%v", f)
+	}
+}
+
+// /health probed while each style converts: every probe answered, and
+// under asyncio some probe waits behind a whole conversion on the loop —
+// longer than the median probe under sync, whose conversions run on
+// threads.
+func TestHealthProbe(t *testing.T) {
+	needPython(t, "PIL", "fastapi", "uvicorn", "multipart", "pymysql", "aiomysql")
+	k := s000upload.Default
+	k.Think, k.Image, k.Strategies = 10*time.Millisecond, s000upload.ImageSize{Width: 1920, Height: 1080}, []string{s000upload.Sync, s000upload.AsyncIO}
+	e, err := k.Here(context.Background(), 3, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	health := s000upload.HealthProbe()
+	res, err := bench.Run(context.Background(), health.Experiment(e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := health.Frame()
+	if f.Len() != 2 || res.Summary.Len() != 2 {
+		t.Fatalf("probes:\n%v\nrun:\n%v", f, res.Summary)
+	}
+	for i := range f.Len() {
+		if f.Float("probes", i) < 1 || f.Float("errors", i) != 0 {
+			t.Errorf("row %d: want probes, all answered\n%v", i, f)
+		}
+	}
+	if a, s := f.Float("max_ms", 1), f.Float("p50_ms", 0); !(a > s) {
+		t.Errorf("asyncio's longest probe %v ms, sync's median %v ms; want asyncio's above\n%v", a, s, f)
+	}
+	t.Logf("%v", f)
+	bad := &s000upload.Probe{Path: "health", Every: time.Millisecond}
+	if _, err := bench.Run(context.Background(), bad.Experiment(e)); err == nil || !strings.Contains(err.Error(), "Probe") {
+		t.Errorf("a probe of a path without /: %v", err)
 	}
 }
