@@ -172,6 +172,16 @@ func (k Knobs) Load() load.Closed {
 	return load.Closed{VUs: k.VUs, Duration: k.Duration, Iterations: k.Iterations, Think: k.Think}
 }
 
+// NoSlowCallbackWarnings is the models' loop.slow_callback_duration in
+// the lessons' sources (strategy.Python.SlowCallback, negative: none).
+// asyncio reports a callback that held the loop 100 ms or more only in
+// debug mode (PYTHONASYNCIODEBUG=1, -X dev), which the real apps do not
+// run in: their models do not either, so a run's warnings — and a lesson's
+// try-it output — carry no "Executing <Task …> took 0.1 seconds" lines.
+// How long the loop was held is the loop_blocked_ms and
+// loop_blocked_max_ms columns.
+const NoSlowCallbackWarnings = -1
+
 // Experiment is the source's run on the model with costs c (this
 // machine's, CostsFrom; the source's laptop, SourceMachine): each style
 // under k6's closed VUs, paying c's framework cost. The requests carry no
@@ -196,6 +206,7 @@ func (k Knobs) Experiment(c *Costs) (bench.Experiment, error) {
 	for _, name := range k.strategies() {
 		s, _ := k.Strategy(name, cpus)
 		s.Python.Framework = c.Framework
+		s.Python.SlowCallback = NoSlowCallbackWarnings
 		e.Strategies = append(e.Strategies, s)
 	}
 	return e, nil

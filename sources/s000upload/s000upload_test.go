@@ -92,6 +92,17 @@ func TestShapeSourceMachine(t *testing.T) {
 	if !slices.ContainsFunc(checks, func(c shape.Check) bool { return c.What == "slowest (avg), model" }) {
 		t.Error("no ordering check where the arithmetic is clear")
 	}
+	// asyncio's loop is held a whole conversion (about 100 ms), yet no
+	// debug-mode slow-callback warning reaches the result (a lesson's
+	// try-it prints its warnings): the real app runs without debug mode.
+	if b, _ := res.Summary.Get("strategy", s000upload.AsyncIO, "loop_blocked_max_ms"); b < 50 {
+		t.Errorf("asyncio held its loop at most %v ms", b)
+	}
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "Executing <Task") {
+			t.Errorf("a slow-callback warning: %s", w)
+		}
+	}
 	// The lesson's correction: one GIL holder at a time, yet several
 	// conversions in Pillow's C code at once in sync's one process, one
 	// at a time on asyncio's loop.

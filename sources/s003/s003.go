@@ -222,9 +222,11 @@ func (k Knobs) model(c Stack) strategy.Strategy {
 	switch s := m.(type) {
 	case strategy.Gunicorn:
 		s.Python.FreeThreaded, s.Python.SwitchInterval, s.Name = k.FreeThreaded, k.SwitchInterval, s.Name+suffix
+		s.Python.SlowCallback = -1 // no asyncio debug mode, as the real apps: no slow-callback warnings
 		return s
 	case strategy.Uvicorn:
 		s.Python.FreeThreaded, s.Python.SwitchInterval, s.Name = k.FreeThreaded, k.SwitchInterval, s.Name+suffix
+		s.Python.SlowCallback = -1
 		return s
 	}
 	return m
