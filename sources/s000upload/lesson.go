@@ -175,24 +175,24 @@ func (p IPC) Frame() *frame.Frame {
 	return f
 }
 
-// Costs is the pool's other costs, one row each (cost, ms): the empty
-// call's round trip, a conversion through a warm worker, a fresh forked
-// worker's first, a fresh spawned worker's first and later ones, and the
-// insert the handler runs on the loop. first − warm is a worker's
-// start-up; the empty round trip is what the pipes and pickling cost a
-// call. (Inline, the conversion with no pool, is not a row: timed in the
-// parent after the pool's runs it is noisier than the difference it would
-// show.)
+// Costs is the pool's other costs in microseconds, one row each (cost,
+// us): the empty call's round trip, a call converting in a warm worker, a
+// fresh forked worker's first call, a fresh spawned worker's first call
+// and its later ones, and the insert the handler runs on the loop. first
+// − warm is a worker's start-up; the empty round trip is what the pipes
+// and pickling cost a call. (Inline, the conversion with no pool, is not
+// a row: timed in the parent after the pool's runs it is noisier than the
+// difference it would show.)
 func (p IPC) Costs() *frame.Frame {
-	f := frame.Of("what a process pool costs besides its bytes (the 7 KB PNG, this machine)", "cost", "ms")
-	ms := func(d time.Duration) float64 { return d.Seconds() * 1000 }
+	f := frame.Of("what a process pool costs besides its bytes (the 7 KB PNG, this machine)", "cost", "us")
+	us := func(d time.Duration) float64 { return d.Seconds() * 1e6 }
 	for _, r := range []frame.Row{
-		{"cost": "empty call round trip", "ms": ms(p.Empty)},
-		{"cost": "conversion, warm worker", "ms": ms(p.Warm)},
-		{"cost": "first conversion, fork", "ms": ms(p.First)},
-		{"cost": "first conversion, spawn", "ms": ms(p.SpawnFirst)},
-		{"cost": "conversion, warm spawned worker", "ms": ms(p.SpawnWarm)},
-		{"cost": "insert_sync on the loop", "ms": ms(p.Insert)},
+		{"cost": "empty call", "us": us(p.Empty)},
+		{"cost": "warm call", "us": us(p.Warm)},
+		{"cost": "1st call, fork", "us": us(p.First)},
+		{"cost": "1st call, spawn", "us": us(p.SpawnFirst)},
+		{"cost": "spawned, warm", "us": us(p.SpawnWarm)},
+		{"cost": "insert on the loop", "us": us(p.Insert)},
 	} {
 		f.MustAppend(r)
 	}

@@ -239,7 +239,7 @@ func TestMeasureIPC(t *testing.T) {
 	if ipc.SpawnFirst <= ipc.Empty || ipc.SpawnFirst <= ipc.Warm || ipc.Empty <= 0 || ipc.Insert <= 0 {
 		t.Errorf("IPC %+v; want a spawned worker's first call above the empty round trip and a warm call", ipc)
 	}
-	if f := ipc.Costs(); f.Len() != 6 || f.Float("ms", 0) != ipc.Empty.Seconds()*1000 {
+	if f := ipc.Costs(); f.Len() != 6 || f.Float("us", 0) != ipc.Empty.Seconds()*1e6 {
 		t.Errorf("Costs:\n%v", f)
 	}
 }
