@@ -22,6 +22,7 @@ func init() {
 		"Handlers":       reflect.ValueOf(s003.Handlers),
 		"Machine":        reflect.ValueOf(s003.Machine),
 		"MeasureSum":     reflect.ValueOf(s003.MeasureSum),
+		"NewServers":     reflect.ValueOf(s003.NewServers),
 		"Part":           reflect.ValueOf(constant.MakeFromLiteral("\"003\"", token.STRING, 0)),
 		"Real":           reflect.ValueOf(s003.Real),
 		"SourceBusiest":  reflect.ValueOf(&s003.SourceBusiest).Elem(),
@@ -43,9 +44,10 @@ func init() {
 		"WorkerCounts":   reflect.ValueOf(s003.WorkerCounts),
 
 		// type definitions
-		"Knobs":  reflect.ValueOf((*s003.Knobs)(nil)),
-		"Splits": reflect.ValueOf((*s003.Splits)(nil)),
-		"Stack":  reflect.ValueOf((*s003.Stack)(nil)),
-		"Sum":    reflect.ValueOf((*s003.Sum)(nil)),
+		"Knobs":   reflect.ValueOf((*s003.Knobs)(nil)),
+		"Servers": reflect.ValueOf((*s003.Servers)(nil)),
+		"Splits":  reflect.ValueOf((*s003.Splits)(nil)),
+		"Stack":   reflect.ValueOf((*s003.Stack)(nil)),
+		"Sum":     reflect.ValueOf((*s003.Sum)(nil)),
 	}
 }

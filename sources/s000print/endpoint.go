@@ -96,6 +96,9 @@ func (p Endpoint) Start(ctx context.Context, _ pymodel.Workload, o strategy.Star
 	}
 	u := strategy.Uvicorn{Name: p.Path, Async: true, Python: p.Python}
 	w := pymodel.Workload{Name: "print " + fmt.Sprint(p.Lines) + " lines", Steps: p.steps(mode, pr)}
+	if u.Python.SlowCallback == 0 {
+		u.Python.SlowCallback = -1 // no asyncio debug mode, as the real app: no slow-callback warnings
+	}
 	if p.Costs != nil && u.Python.Framework.IsZero() {
 		u.Python.Framework = p.Costs.Framework
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/bench/load"
 	"github.com/conclab/conclab/bench/strategy"
+	"github.com/conclab/conclab/sources/internal/knob"
 )
 
 //go:embed py/*.py
@@ -94,26 +95,25 @@ func Destinations() []string { return []string{File, DevNull, SlowPipe} }
 // lines a request.
 var Default = Knobs{VUs: 100, Duration: 10 * time.Second, Think: time.Second, Lines: 10_000}
 
-// Validate reports a knob out of range, naming it.
+// pkg names this package in errors.
+const pkg = "s000print"
+
+// Validate reports a knob out of range, naming it as the lesson's
+// parameters cell does (vus, think, duration, lines, destination,
+// pipeRate; cpus for CPUs): a *knob.Error.
 func (k Knobs) Validate() error {
-	switch {
-	case k.VUs < 1 || k.VUs > 10000:
-		return fmt.Errorf("s000print: VUs must be in 1..10000, got %d", k.VUs)
-	case k.Duration <= 0 || k.Duration > time.Hour:
-		return fmt.Errorf("s000print: Duration must be in (0, 1h], got %v", k.Duration)
-	case k.Think < 0 || k.Think > time.Minute:
-		return fmt.Errorf("s000print: Think must be in 0..1m, got %v", k.Think)
-	case k.Lines < 1 || k.Lines > 1_000_000:
-		return fmt.Errorf("s000print: Lines must be in 1..1000000, got %d", k.Lines)
-	case k.CPUs < 0:
-		return fmt.Errorf("s000print: CPUs must not be negative, got %d", k.CPUs)
-	case k.destination() == SlowPipe && (k.PipeRate < 1 || k.PipeRate > 1_000_000_000):
-		return fmt.Errorf("s000print: PipeRate must be in 1..1000000000 bytes/s for the slow pipe, got %d", k.PipeRate)
-	}
-	switch k.destination() {
-	case File, DevNull, SlowPipe:
-	default:
-		return fmt.Errorf("s000print: Destination must be one of %s, got %q", strings.Join(Destinations(), ", "), k.Destination)
+	d := k.destination()
+	err := knob.First(
+		knob.Want(pkg, "vus", k.VUs >= 1 && k.VUs <= 10000, "in 1..10000", k.VUs),
+		knob.Want(pkg, "think", k.Think >= 0 && k.Think <= time.Minute, "in 0..1m", k.Think),
+		knob.Want(pkg, "duration", k.Duration > 0 && k.Duration <= time.Hour, "in (0, 1h]", k.Duration),
+		knob.Want(pkg, "lines", k.Lines >= 1 && k.Lines <= 1_000_000, "in 1..1000000", k.Lines),
+		knob.Want(pkg, "destination", d == File || d == DevNull || d == SlowPipe, "one of "+strings.Join(Destinations(), ", "), k.Destination),
+		knob.Want(pkg, "pipeRate", d != SlowPipe || (k.PipeRate >= 1 && k.PipeRate <= 1_000_000_000), "in 1..1000000000 bytes/s for the slow pipe", k.PipeRate),
+		knob.Want(pkg, "cpus", k.CPUs >= 0, "0 (this machine's) or more", k.CPUs),
+	)
+	if err != nil {
+		return err
 	}
 	for _, ep := range k.Endpoints {
 		if _, err := printMode(ep); err != nil {

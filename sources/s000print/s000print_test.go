@@ -13,6 +13,7 @@ import (
 	"github.com/conclab/conclab/bench/calib"
 	"github.com/conclab/conclab/bench/cpython"
 	"github.com/conclab/conclab/bench/pymodel"
+	"github.com/conclab/conclab/sources/internal/knob"
 	"github.com/conclab/conclab/sources/s000print"
 	"github.com/conclab/conclab/sources/shape"
 )
@@ -141,17 +142,19 @@ func TestValidate(t *testing.T) {
 		k    s000print.Knobs
 		want string
 	}{
-		{s000print.Knobs{VUs: -1, Duration: time.Second, Lines: 1}, "VUs"},
-		{s000print.Knobs{VUs: 1, Duration: time.Second, Lines: 0}, "Lines"},
-		{s000print.Knobs{VUs: 1, Duration: time.Second, Lines: 1, Think: -time.Second}, "Think"},
-		{s000print.Knobs{VUs: 1, Duration: time.Second, Lines: 1, Destination: "tty"}, "Destination"},
-		{s000print.Knobs{VUs: 1, Duration: time.Second, Lines: 1, Destination: s000print.SlowPipe}, "PipeRate"},
+		{s000print.Knobs{VUs: -1, Duration: time.Second, Lines: 1}, "vus"},
+		{s000print.Knobs{VUs: 1, Duration: 0, Lines: 1}, "duration"},
+		{s000print.Knobs{VUs: 1, Duration: time.Second, Lines: 0}, "lines"},
+		{s000print.Knobs{VUs: 1, Duration: time.Second, Lines: 1, Think: -time.Second}, "think"},
+		{s000print.Knobs{VUs: 1, Duration: time.Second, Lines: 1, Destination: "tty"}, "destination"},
+		{s000print.Knobs{VUs: 1, Duration: time.Second, Lines: 1, Destination: s000print.SlowPipe}, "pipeRate"},
 	} {
 		err := tt.k.Validate()
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%+v: Validate() = %v; want an error naming %s", tt.k, err, tt.want)
+		var ke *knob.Error
+		if !errors.As(err, &ke) || ke.Knob != tt.want || !strings.Contains(err.Error(), "knob "+tt.want+" ") {
+			t.Errorf("%+v: Validate() = %v; want an error naming the lesson's knob %s", tt.k, err, tt.want)
 		}
-		if _, err := bench.Run(context.Background(), tt.k.Experiment(nil)); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if _, err := bench.Run(context.Background(), tt.k.Experiment(nil)); err == nil || !strings.Contains(err.Error(), "knob "+tt.want+" ") {
 			t.Errorf("%+v: run = %v; want an error naming %s", tt.k, err, tt.want)
 		}
 	}

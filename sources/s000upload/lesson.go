@@ -11,6 +11,7 @@ import (
 	"github.com/conclab/conclab/bench/frame"
 	"github.com/conclab/conclab/bench/load"
 	"github.com/conclab/conclab/bench/trace"
+	"github.com/conclab/conclab/sources/internal/knob"
 	"github.com/conclab/conclab/sources/s000print"
 )
 
@@ -33,7 +34,7 @@ func IsSmall(image string) (bool, error) {
 	case PNG7KB:
 		return true, nil
 	}
-	return false, fmt.Errorf("s000upload: image must be %q or %q, got %q", JPEG8K, PNG7KB, image)
+	return false, knob.Want(pkg, "image", false, fmt.Sprintf("%q or %q", JPEG8K, PNG7KB), image)
 }
 
 // Machines are the two machines' costs for one image: this one's
@@ -110,8 +111,12 @@ func (k Knobs) Estimates(m Machines, vusHere int) *frame.Frame {
 // per-VU iterations), thinking between uploads, at most 3 minutes. The
 // model of this machine is Versus.
 func (k Knobs) Here(ctx context.Context, vus, uploads int) (bench.Experiment, error) {
-	if uploads < 1 || uploads > 100 {
-		return bench.Experiment{}, fmt.Errorf("s000upload: uploads must be in 1..100, got %d", uploads)
+	err := knob.First(
+		knob.Want(pkg, "vusHere", vus >= 1 && vus <= 100, "in 1..100", vus),
+		knob.Want(pkg, "uploads", uploads >= 1 && uploads <= 100, "in 1..100", uploads),
+	)
+	if err != nil {
+		return bench.Experiment{}, err
 	}
 	k.VUs = vus
 	if err := k.Validate(); err != nil {
@@ -167,6 +172,30 @@ func (p IPC) Frame() *frame.Frame {
 	f.MustAppend(frame.Row{"direction": "to the worker (the call by reference, two paths)", "bytes": p.Out})
 	f.MustAppend(frame.Row{"direction": "back (the output path)", "bytes": p.In})
 	f.MustAppend(frame.Row{"direction": "for comparison: the 8K JPEG itself", "bytes": 1.4e6})
+	return f
+}
+
+// Costs is the pool's other costs in microseconds, one row each (cost,
+// us): the empty call's round trip, a call converting in a warm worker, a
+// fresh forked worker's first call, a fresh spawned worker's first call
+// and its later ones, and the insert the handler runs on the loop. first
+// − warm is a worker's start-up; the empty round trip is what the pipes
+// and pickling cost a call. (Inline, the conversion with no pool, is not
+// a row: timed in the parent after the pool's runs it is noisier than the
+// difference it would show.)
+func (p IPC) Costs() *frame.Frame {
+	f := frame.Of("what a process pool costs besides its bytes (the 7 KB PNG, this machine)", "cost", "us")
+	us := func(d time.Duration) float64 { return d.Seconds() * 1e6 }
+	for _, r := range []frame.Row{
+		{"cost": "empty call", "us": us(p.Empty)},
+		{"cost": "warm call", "us": us(p.Warm)},
+		{"cost": "1st call, fork", "us": us(p.First)},
+		{"cost": "1st call, spawn", "us": us(p.SpawnFirst)},
+		{"cost": "spawned, warm", "us": us(p.SpawnWarm)},
+		{"cost": "insert on the loop", "us": us(p.Insert)},
+	} {
+		f.MustAppend(r)
+	}
 	return f
 }
 

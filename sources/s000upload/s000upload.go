@@ -32,6 +32,7 @@ import (
 	"github.com/conclab/conclab/bench/load"
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
+	"github.com/conclab/conclab/sources/internal/knob"
 )
 
 //go:embed py/*.py
@@ -97,15 +98,26 @@ type Knobs struct {
 // Default is the source's: 20 VUs for 10 s, 1 s think, the 8K image.
 var Default = Knobs{VUs: 20, Duration: 10 * time.Second, Think: time.Second}
 
-// Validate reports a knob out of range, naming it.
+// pkg names this package in errors.
+const pkg = "s000upload"
+
+// Validate reports a knob out of range, naming it as the lesson's
+// parameters cell does (vus, think, duration, cpus, threadWorkers,
+// processWorkers): a *knob.Error.
 func (k Knobs) Validate() error {
-	switch {
-	case k.VUs < 1 || k.VUs > 1000:
-		return fmt.Errorf("s000upload: VUs must be in 1..1000, got %d", k.VUs)
-	case k.Duration <= 0 || k.Duration > time.Hour:
-		return fmt.Errorf("s000upload: Duration must be in (0, 1h], got %v", k.Duration)
-	case k.Think < 0 || k.Iterations < 0 || k.CPUs < 0 || k.ThreadWorkers < 0 || k.ProcessWorkers < 0 || k.Payload < 0:
-		return fmt.Errorf("s000upload: Think, Iterations, CPUs, ThreadWorkers, ProcessWorkers and Payload must not be negative")
+	err := knob.First(
+		knob.Want(pkg, "vus", k.VUs >= 1 && k.VUs <= 1000, "in 1..1000", k.VUs),
+		knob.Want(pkg, "think", k.Think >= 0 && k.Think <= time.Minute, "in 0..1m", k.Think),
+		knob.Want(pkg, "duration", k.Duration > 0 && k.Duration <= time.Hour, "in (0, 1h]", k.Duration),
+		knob.Want(pkg, "cpus", k.CPUs >= 0 && k.CPUs <= 1024, "in 0..1024 (0: the machine's)", k.CPUs),
+		knob.Want(pkg, "threadWorkers", k.ThreadWorkers >= 0 && k.ThreadWorkers <= 1024, "in 0..1024 (0: Python's default)", k.ThreadWorkers),
+		knob.Want(pkg, "processWorkers", k.ProcessWorkers >= 0 && k.ProcessWorkers <= 256, "in 0..256 (0: one per CPU)", k.ProcessWorkers),
+	)
+	if err != nil {
+		return err
+	}
+	if k.Payload < 0 || k.Iterations < 0 {
+		return fmt.Errorf("s000upload: Payload and Iterations must not be negative, got %d and %d", k.Payload, k.Iterations)
 	}
 	for _, s := range k.strategies() {
 		if _, ok := Paths[s]; !ok {
@@ -160,6 +172,16 @@ func (k Knobs) Load() load.Closed {
 	return load.Closed{VUs: k.VUs, Duration: k.Duration, Iterations: k.Iterations, Think: k.Think}
 }
 
+// NoSlowCallbackWarnings is the models' loop.slow_callback_duration in
+// the lessons' sources (strategy.Python.SlowCallback, negative: none).
+// asyncio reports a callback that held the loop 100 ms or more only in
+// debug mode (PYTHONASYNCIODEBUG=1, -X dev), which the real apps do not
+// run in: their models do not either, so a run's warnings — and a lesson's
+// try-it output — carry no "Executing <Task …> took 0.1 seconds" lines.
+// How long the loop was held is the loop_blocked_ms and
+// loop_blocked_max_ms columns.
+const NoSlowCallbackWarnings = -1
+
 // Experiment is the source's run on the model with costs c (this
 // machine's, CostsFrom; the source's laptop, SourceMachine): each style
 // under k6's closed VUs, paying c's framework cost. The requests carry no
@@ -184,6 +206,7 @@ func (k Knobs) Experiment(c *Costs) (bench.Experiment, error) {
 	for _, name := range k.strategies() {
 		s, _ := k.Strategy(name, cpus)
 		s.Python.Framework = c.Framework
+		s.Python.SlowCallback = NoSlowCallbackWarnings
 		e.Strategies = append(e.Strategies, s)
 	}
 	return e, nil
@@ -302,7 +325,9 @@ func Table() *frame.Frame {
 	return f
 }
 
-// IPC is what a process pool really moves per conversion (MeasureIPC).
+// IPC is what a process pool really moves per conversion, and what else
+// it costs (MeasureIPC): the four causes a lesson weighs against "the IPC
+// overhead".
 type IPC struct {
 	// Out and In are the bytes the parent writes to the pool's pipes and
 	// reads back per call: the pickled call (convert_image by reference,
@@ -311,12 +336,29 @@ type IPC struct {
 	Out, In float64
 	// PathChars is the two paths' length.
 	PathChars int
+	// First is the first conversion through a fresh pool (fork: the pool
+	// forks its workers at that submit); Warm the median of later ones;
+	// Inline the median conversion with no pool.
+	First, Warm, Inline time.Duration
+	// Empty is the median round trip of an empty call (os.getpid) through
+	// the pool: the pickling, the pipes and the wake-ups alone.
+	Empty time.Duration
+	// SpawnFirst is the first conversion through a fresh one-worker pool
+	// that spawns (macOS's default start method, the source's system: a
+	// new interpreter importing the app and Pillow), SpawnWarm later ones.
+	SpawnFirst, SpawnWarm time.Duration
+	// Insert is the median insert_sync: what the ProcessPool handler
+	// blocks the event loop for after each conversion (SQLite here).
+	Insert time.Duration
 }
 
 // MeasureIPC runs the app's run_in_executor(process_executor,
 // convert_image, path, out) n times on the small test image and counts the
 // bytes through the pool's pipes (py/ipc_bytes.py): a few hundred bytes a
-// call — the image itself never crosses, only its paths.
+// call — the image itself never crosses, only its paths. It also times
+// the other causes (IPC's durations): a fresh worker's first conversion
+// (fork, and spawn) against later ones and against none, an empty call's
+// round trip, and the insert the handler runs on the loop.
 func MeasureIPC(ctx context.Context, o cpython.Options, n int) (IPC, error) {
 	if n < 1 || n > 1000 {
 		return IPC{}, fmt.Errorf("s000upload: MeasureIPC: n must be in 1..1000, got %d", n)
@@ -326,17 +368,26 @@ func MeasureIPC(ctx context.Context, o cpython.Options, n int) (IPC, error) {
 		return IPC{}, err
 	}
 	var r struct {
-		Out       float64 `json:"bytes_out"`
-		In        float64 `json:"bytes_in"`
-		PathChars int     `json:"path_chars"`
+		Out        float64 `json:"bytes_out"`
+		In         float64 `json:"bytes_in"`
+		PathChars  int     `json:"path_chars"`
+		First      float64 `json:"first_ms"`
+		Warm       float64 `json:"warm_ms"`
+		Inline     float64 `json:"inline_ms"`
+		Empty      float64 `json:"empty_ms"`
+		SpawnFirst float64 `json:"spawn_first_ms"`
+		SpawnWarm  float64 `json:"spawn_warm_ms"`
+		Insert     float64 `json:"insert_ms"`
 	}
 	err = cpython.Script{Files: Files(), Name: "ipc_bytes.py", DB: &cpython.DB{}, Requires: []string{"PIL", "fastapi", "multipart"},
 		Args: []string{"--image", img, "--n", strconv.Itoa(n), "--out-dir", "."}}.Run(ctx, o, &r)
 	if err != nil {
 		return IPC{}, err
 	}
-	if r.Out <= 0 || r.In <= 0 {
-		return IPC{}, fmt.Errorf("s000upload: ipc_bytes.py counted %+v", r)
+	if r.Out <= 0 || r.In <= 0 || r.First <= 0 || r.Warm <= 0 || r.Empty <= 0 || r.SpawnFirst <= 0 || r.Insert <= 0 {
+		return IPC{}, fmt.Errorf("s000upload: ipc_bytes.py measured %+v", r)
 	}
-	return IPC{Out: r.Out, In: r.In, PathChars: r.PathChars}, nil
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	return IPC{Out: r.Out, In: r.In, PathChars: r.PathChars, First: ms(r.First), Warm: ms(r.Warm), Inline: ms(r.Inline),
+		Empty: ms(r.Empty), SpawnFirst: ms(r.SpawnFirst), SpawnWarm: ms(r.SpawnWarm), Insert: ms(r.Insert)}, nil
 }

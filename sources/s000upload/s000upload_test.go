@@ -15,6 +15,7 @@ import (
 	"github.com/conclab/conclab/bench/cpython"
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
+	"github.com/conclab/conclab/sources/internal/knob"
 	"github.com/conclab/conclab/sources/s000upload"
 	"github.com/conclab/conclab/sources/shape"
 )
@@ -91,6 +92,17 @@ func TestShapeSourceMachine(t *testing.T) {
 	if !slices.ContainsFunc(checks, func(c shape.Check) bool { return c.What == "slowest (avg), model" }) {
 		t.Error("no ordering check where the arithmetic is clear")
 	}
+	// asyncio's loop is held a whole conversion (about 100 ms), yet no
+	// debug-mode slow-callback warning reaches the result (a lesson's
+	// try-it prints its warnings): the real app runs without debug mode.
+	if b, _ := res.Summary.Get("strategy", s000upload.AsyncIO, "loop_blocked_max_ms"); b < 50 {
+		t.Errorf("asyncio held its loop at most %v ms", b)
+	}
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "Executing <Task") {
+			t.Errorf("a slow-callback warning: %s", w)
+		}
+	}
 	// The lesson's correction: one GIL holder at a time, yet several
 	// conversions in Pillow's C code at once in sync's one process, one
 	// at a time on asyncio's loop.
@@ -129,8 +141,31 @@ func TestLessonKnobs(t *testing.T) {
 	if _, err := s000upload.Default.Here(context.Background(), 4, 0); err == nil || !strings.Contains(err.Error(), "uploads") {
 		t.Errorf("Here(0 uploads) = %v; want an error naming uploads", err)
 	}
-	if _, err := s000upload.Default.Here(context.Background(), -1, 1); err == nil || !strings.Contains(err.Error(), "VUs") {
-		t.Errorf("Here(VUs -1) = %v; want an error naming VUs", err)
+	if _, err := s000upload.Default.Here(context.Background(), -1, 1); err == nil || !strings.Contains(err.Error(), "knob vusHere must be") {
+		t.Errorf("Here(VUs -1) = %v; want an error naming vusHere", err)
+	}
+	// Every knob out of range is named as the parameters cell names it.
+	for _, c := range []struct {
+		k    func(*s000upload.Knobs)
+		want string
+	}{
+		{func(k *s000upload.Knobs) { k.VUs = -1 }, "vus"},
+		{func(k *s000upload.Knobs) { k.Think = -time.Second }, "think"},
+		{func(k *s000upload.Knobs) { k.Duration = 0 }, "duration"},
+		{func(k *s000upload.Knobs) { k.CPUs = -1 }, "cpus"},
+		{func(k *s000upload.Knobs) { k.ThreadWorkers = -1 }, "threadWorkers"},
+		{func(k *s000upload.Knobs) { k.ProcessWorkers = -2 }, "processWorkers"},
+	} {
+		k := s000upload.Default
+		c.k(&k)
+		err := k.Validate()
+		var ke *knob.Error
+		if !errors.As(err, &ke) || ke.Knob != c.want || !strings.Contains(err.Error(), "knob "+c.want+" must be") {
+			t.Errorf("want an error naming the lesson's knob %s, got %v", c.want, err)
+		}
+		if _, err := k.Experiment(s000upload.SourceMachine(nil)); err == nil || !strings.Contains(err.Error(), "knob "+c.want+" ") {
+			t.Errorf("Experiment: want an error naming %s, got %v", c.want, err)
+		}
 	}
 	f := s000upload.Default.Estimates(s000upload.Machines{Source: s000upload.SourceMachine(nil), Here: s000upload.SourceMachine(nil)}, 4)
 	if f.Len() != 8 {
@@ -188,7 +223,10 @@ func TestShapeVersus(t *testing.T) {
 }
 
 // What the process pool moves: the pickled call and its result, a few
-// hundred bytes, not the image.
+// hundred bytes, not the image; and what else it costs: a spawned
+// worker's first call (a new interpreter importing the app and Pillow)
+// is orders of magnitude above an empty call's round trip and a warm
+// conversion.
 func TestMeasureIPC(t *testing.T) {
 	needPython(t, "PIL", "fastapi", "multipart")
 	ipc, err := s000upload.MeasureIPC(context.Background(), cpython.Options{}, 5)
@@ -197,5 +235,47 @@ func TestMeasureIPC(t *testing.T) {
 	}
 	if ipc.Out < 50 || ipc.Out > 2000 || ipc.In < 20 || ipc.In > 2000 {
 		t.Errorf("IPC %+v; want a few hundred bytes each way", ipc)
+	}
+	if ipc.SpawnFirst <= ipc.Empty || ipc.SpawnFirst <= ipc.Warm || ipc.Empty <= 0 || ipc.Insert <= 0 {
+		t.Errorf("IPC %+v; want a spawned worker's first call above the empty round trip and a warm call", ipc)
+	}
+	if f := ipc.Costs(); f.Len() != 6 || f.Float("us", 0) != ipc.Empty.Seconds()*1e6 {
+		t.Errorf("Costs:\n%v", f)
+	}
+}
+
+// /health probed while each style converts: every probe answered, and
+// under asyncio some probe waits behind a whole conversion on the loop —
+// longer than the median probe under sync, whose conversions run on
+// threads.
+func TestHealthProbe(t *testing.T) {
+	needPython(t, "PIL", "fastapi", "uvicorn", "multipart", "pymysql", "aiomysql")
+	k := s000upload.Default
+	k.Think, k.Image, k.Strategies = 10*time.Millisecond, s000upload.ImageSize{Width: 1920, Height: 1080}, []string{s000upload.Sync, s000upload.AsyncIO}
+	e, err := k.Here(context.Background(), 3, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	health := s000upload.HealthProbe()
+	res, err := bench.Run(context.Background(), health.Experiment(e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := health.Frame()
+	if f.Len() != 2 || res.Summary.Len() != 2 {
+		t.Fatalf("probes:\n%v\nrun:\n%v", f, res.Summary)
+	}
+	for i := range f.Len() {
+		if f.Float("probes", i) < 1 || f.Float("errors", i) != 0 {
+			t.Errorf("row %d: want probes, all answered\n%v", i, f)
+		}
+	}
+	if a, s := f.Float("max_ms", 1), f.Float("p50_ms", 0); !(a > s) {
+		t.Errorf("asyncio's longest probe %v ms, sync's median %v ms; want asyncio's above\n%v", a, s, f)
+	}
+	t.Logf("%v", f)
+	bad := &s000upload.Probe{Path: "health", Every: time.Millisecond}
+	if _, err := bench.Run(context.Background(), bad.Experiment(e)); err == nil || !strings.Contains(err.Error(), "Probe") {
+		t.Errorf("a probe of a path without /: %v", err)
 	}
 }

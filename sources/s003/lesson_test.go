@@ -2,6 +2,7 @@ package s003_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/conclab/conclab/bench"
 	"github.com/conclab/conclab/bench/strategy"
 	"github.com/conclab/conclab/display"
+	"github.com/conclab/conclab/sources/internal/knob"
 	"github.com/conclab/conclab/sources/s003"
 	"github.com/conclab/conclab/sources/shape"
 )
@@ -111,15 +113,18 @@ func TestKnobErrors(t *testing.T) {
 		k    func(*s003.Knobs)
 		want string
 	}{
-		{func(k *s003.Knobs) { k.SwitchInterval = -time.Millisecond }, "SwitchInterval"},
-		{func(k *s003.Knobs) { k.Accept = "fair" }, "Accept"},
-		{func(k *s003.Knobs) { k.N = -1 }, "N"},
-		{func(k *s003.Knobs) { k.SumN = 0 }, "SumN"},
+		{func(k *s003.Knobs) { k.SwitchInterval = -time.Millisecond }, "switchInterval"},
+		{func(k *s003.Knobs) { k.Accept = "fair" }, "accept"},
+		{func(k *s003.Knobs) { k.N = -1 }, "n"},
+		{func(k *s003.Knobs) { k.Wait = -time.Second }, "wait"},
+		{func(k *s003.Knobs) { k.SumN = 0 }, "sumN"},
 	} {
 		k := s003.Default
 		c.k(&k)
-		if err := k.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("want an error naming %s, got %v", c.want, err)
+		err := k.Validate()
+		var ke *knob.Error // the parameters cell's name, not the Go field's
+		if !errors.As(err, &ke) || ke.Knob != c.want || !strings.Contains(err.Error(), "knob "+c.want+" must be") {
+			t.Errorf("want an error naming the lesson's knob %s, got %v", c.want, err)
 		}
 	}
 	k := s003.Default

@@ -17,6 +17,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strconv"
 	"time"
 
@@ -26,6 +27,7 @@ import (
 	"github.com/conclab/conclab/bench/load"
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
+	"github.com/conclab/conclab/sources/internal/knob"
 )
 
 //go:embed py/*.py
@@ -177,21 +179,23 @@ var Default = Knobs{
 // an element (ten sums of 10,000,000 took 25 s on one Flask worker).
 func SourceSumCost(n int) time.Duration { return time.Duration(n) * 250 * time.Nanosecond }
 
-// Validate reports a knob out of range, naming it.
+// Validate reports a knob out of range, naming it as the lesson's
+// parameters cell does (n, wait, sumN, switchInterval, accept): a
+// *knob.Error.
 func (k Knobs) Validate() error {
-	switch {
-	case k.N < 1 || k.N > 10000:
-		return fmt.Errorf("s003: N (requests at once, the lesson's n) must be in 1..10000, got %d", k.N)
-	case k.Wait <= 0 || k.Wait > 10*time.Minute:
-		return fmt.Errorf("s003: Wait must be in (0, 10m], got %v", k.Wait)
-	case k.SumN < 1 || k.SumN > 1_000_000_000:
-		return fmt.Errorf("s003: SumN must be in 1..1e9, got %d", k.SumN)
-	case k.Burn < 0:
-		return fmt.Errorf("s003: Burn must not be negative, got %v", k.Burn)
-	case k.SwitchInterval < 0 || k.SwitchInterval > time.Second:
-		return fmt.Errorf("s003: SwitchInterval must be in [0, 1s], got %v", k.SwitchInterval)
-	case k.Accept != "" && k.Accept != strategy.AcceptGreedy && k.Accept != strategy.AcceptReusePort && k.Accept != strategy.AcceptBalanced:
-		return fmt.Errorf("s003: Accept must be %q, %q or %q, got %q", strategy.AcceptGreedy, strategy.AcceptReusePort, strategy.AcceptBalanced, k.Accept)
+	accepts := []string{strategy.AcceptGreedy, strategy.AcceptReusePort, strategy.AcceptBalanced}
+	err := knob.First(
+		knob.Want("s003", "n", k.N >= 1 && k.N <= 10000, "in 1..10000", k.N),
+		knob.Want("s003", "wait", k.Wait > 0 && k.Wait <= 10*time.Minute, "in (0, 10m]", k.Wait),
+		knob.Want("s003", "sumN", k.SumN >= 1 && k.SumN <= 1_000_000_000, "in 1..1000000000", k.SumN),
+		knob.Want("s003", "switchInterval", k.SwitchInterval >= 0 && k.SwitchInterval <= time.Second, "in [0, 1s]", k.SwitchInterval),
+		knob.Want("s003", "accept", k.Accept == "" || slices.Contains(accepts, k.Accept), fmt.Sprintf("%q, %q or %q", accepts[0], accepts[1], accepts[2]), k.Accept),
+	)
+	if err != nil {
+		return err
+	}
+	if k.Burn < 0 {
+		return fmt.Errorf("s003: Burn (the sum's CPU time) must not be negative, got %v", k.Burn)
 	}
 	for _, c := range append(append([]Stack(nil), k.IO...), k.CPU...) {
 		if err := c.Validate(); err != nil {
@@ -218,9 +222,11 @@ func (k Knobs) model(c Stack) strategy.Strategy {
 	switch s := m.(type) {
 	case strategy.Gunicorn:
 		s.Python.FreeThreaded, s.Python.SwitchInterval, s.Name = k.FreeThreaded, k.SwitchInterval, s.Name+suffix
+		s.Python.SlowCallback = -1 // no asyncio debug mode, as the real apps: no slow-callback warnings
 		return s
 	case strategy.Uvicorn:
 		s.Python.FreeThreaded, s.Python.SwitchInterval, s.Name = k.FreeThreaded, k.SwitchInterval, s.Name+suffix
+		s.Python.SlowCallback = -1
 		return s
 	}
 	return m

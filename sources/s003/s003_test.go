@@ -217,8 +217,8 @@ func TestBadInput(t *testing.T) {
 		k    s003.Knobs
 		want string
 	}{
-		{s003.Knobs{N: 0, Wait: time.Second, SumN: 1}, "the lesson's n) must be"},
-		{s003.Knobs{N: 1, Wait: 0, SumN: 1}, "Wait must be"},
+		{s003.Knobs{N: 0, Wait: time.Second, SumN: 1}, "knob n must be"},
+		{s003.Knobs{N: 1, Wait: 0, SumN: 1}, "knob wait must be"},
 		{s003.Knobs{N: 1, Wait: time.Second, SumN: 1, IO: []s003.Stack{{Workers: 0, Threads: 1}}}, "Workers must be"},
 		{s003.Knobs{N: 1, Wait: time.Second, SumN: 1, CPU: []s003.Stack{{FastAPI: true, Workers: 2, Serve: "hypercorn"}}}, "Serve must be"},
 	} {
