@@ -144,7 +144,7 @@ func (r *APIRun) Experiment() bench.Experiment {
 	gathered.Name, gathered.Call = fmt.Sprintf("gather of %d GETs", a.Calls), pymodel.Await
 	py := strategy.Python{CPUs: k.CPUs}
 	e := bench.Experiment{
-		Name:     fmt.Sprintf("source 001, exercise 4: %d at once, %d calls of %v each", k.N, a.Calls, a.Latency),
+		Name:     fmt.Sprintf("exercise 4, %d at once", k.N), // short: charts.Beside's legend tells the sides apart by it
 		Workload: pymodel.Workload{Name: "calls", Steps: calls(pymodel.Block)},
 		Workloads: map[string]pymodel.Workload{
 			APIRequestsAsync: {Name: "requests on the loop", Steps: calls(pymodel.Block)},
@@ -163,18 +163,24 @@ func (r *APIRun) Experiment() bench.Experiment {
 }
 
 // Estimate is the arithmetic for n requests at once (ExternalAPIEstimate
-// with N = n): Estimate(1) for the request alone.
+// with N = n), named "estimated, alone" for n = 1, else "estimated, n at
+// once": Estimate(1) for the request alone.
 func (r *APIRun) Estimate(n int) *frame.Frame {
 	k := r.k
 	k.N = n
-	return k.ExternalAPIEstimate(r.api)
+	f := k.ExternalAPIEstimate(r.api)
+	f.Name = fmt.Sprintf("estimated, %d at once", n)
+	if n == 1 {
+		f.Name = "estimated, alone"
+	}
+	return f
 }
 
 // Alone is what the requests sent alone took, one row per server the
 // Experiment has run so far, in its order: strategy, errors (0 or 1),
-// elapsed_s.
+// elapsed_s. Its name is "exercise 4, alone".
 func (r *APIRun) Alone() *frame.Frame {
-	f := frame.Of(fmt.Sprintf("source 001, exercise 4: one request alone, %d calls of %v", r.api.Calls, r.api.Latency), "strategy", "errors", "elapsed_s")
+	f := frame.Of("exercise 4, alone", "strategy", "errors", "elapsed_s")
 	r.alone.mu.Lock()
 	defer r.alone.mu.Unlock()
 	for _, l := range r.alone.order {

@@ -131,15 +131,18 @@ func TestExerciseKnobsNameTheNotebooksKnobs(t *testing.T) {
 	if _, err := s001.Default.Hundred(-1); err == nil || !strings.Contains(err.Error(), "n100 (exercise 2's burst) must be in 1..10000, got -1") {
 		t.Errorf("Hundred(-1): %v", err)
 	}
-	if h, err := s001.Default.Hundred(100); err != nil || h.N != 100 || h.Wait != 50*time.Millisecond {
+	if h, err := s001.Default.Hundred(100); err != nil || h.N != 100 || h.Wait != 20*time.Millisecond {
 		t.Errorf("Hundred(100) = %+v, %v", h, err)
 	}
 	bad := s001.Default
 	bad.N = 0
 	for name, err := range map[string]error{
-		"deps":    func() error { _, err := bad.Dependencies(); return err }(),
-		"api":     func() error { _, err := bad.ExternalAPI(s001.API{Calls: 10, Latency: time.Millisecond}); return err }(),
-		"calls":   func() error { _, err := s001.Default.ExternalAPI(s001.API{Calls: 0, Latency: time.Millisecond}); return err }(),
+		"deps": func() error { _, err := bad.Dependencies(); return err }(),
+		"api":  func() error { _, err := bad.ExternalAPI(s001.API{Calls: 10, Latency: time.Millisecond}); return err }(),
+		"calls": func() error {
+			_, err := s001.Default.ExternalAPI(s001.API{Calls: 0, Latency: time.Millisecond})
+			return err
+		}(),
 		"latency": func() error { _, err := s001.Default.ExternalAPI(s001.API{Calls: 1, Latency: -1}); return err }(),
 		"first":   func() error { _, err := bad.FirstWave(); return err }(),
 	} {

@@ -99,13 +99,14 @@ func (k Knobs) Validate() error {
 }
 
 // Hundred is exercise 2's knobs: n100 requests at once, each wait a
-// twentieth of Wait (in waits nothing changes). A bad n100 is an error
+// fiftieth of Wait (in waits nothing changes; /async-block takes n100
+// waits one after another). A bad n100 is an error
 // naming it.
 func (k Knobs) Hundred(n100 int) (Knobs, error) {
 	if n100 < 1 || n100 > 10000 {
 		return k, fmt.Errorf("s001: n100 (exercise 2's burst) must be in 1..10000, got %d", n100)
 	}
-	k.N, k.Wait = n100, k.Wait/20
+	k.N, k.Wait = n100, k.Wait/50
 	return k, k.Validate()
 }
 
