@@ -100,3 +100,16 @@ func TestConcurrencyMatchesTheArithmetic(t *testing.T) {
 		}
 	}
 }
+
+// Knobs out of range give an estimate, not a panic (Validate names them).
+func TestEstimateOutOfRangeDoesNotPanic(t *testing.T) {
+	t.Parallel()
+	for _, k := range []s001.Knobs{{N: 10, Wait: time.Second, Limiter: 0, CPUs: 8}, {N: -1, Wait: time.Second, Limiter: 40, CPUs: 0}} {
+		if f := k.Estimate(); f.Len() != len(s001.Endpoints()) {
+			t.Errorf("%+v: %d rows", k, f.Len())
+		}
+		if k.Validate() == nil {
+			t.Errorf("%+v: Validate passed", k)
+		}
+	}
+}

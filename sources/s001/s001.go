@@ -222,7 +222,7 @@ func (k Knobs) handlersAtOnce(endpoint string) int {
 
 // Waves is ⌈N / AtOnce⌉: how many waits one after another the batch takes.
 func (k Knobs) Waves(endpoint string) int {
-	at := k.AtOnce(endpoint)
+	at := max(k.AtOnce(endpoint), 1) // knobs out of range (Validate) give a number, not a panic
 	return (k.N + at - 1) / at
 }
 
