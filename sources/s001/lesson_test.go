@@ -44,10 +44,10 @@ func TestLessonRefusesBadKnobs(t *testing.T) {
 		k    s001.Knobs
 		want string
 	}{
-		{"negative n", s001.Knobs{N: -1, Wait: time.Second, Limiter: 40, CPUs: 8}, "N must be"},
-		{"no wait", s001.Knobs{N: 10, Wait: 0, Limiter: 40, CPUs: 8}, "Wait must be"},
-		{"no tokens", s001.Knobs{N: 10, Wait: time.Second, Limiter: 0, CPUs: 8}, "Limiter must be"},
-		{"no cpus", s001.Knobs{N: 10, Wait: time.Second, Limiter: 40, CPUs: 0}, "CPUs must be"},
+		{"negative n", s001.Knobs{N: -1, Wait: time.Second, Limiter: 40, CPUs: 8}, "s001: n (requests sent at once) must be in 1..10000, got -1"},
+		{"no wait", s001.Knobs{N: 10, Wait: 0, Limiter: 40, CPUs: 8}, "s001: wait must be"},
+		{"no tokens", s001.Knobs{N: 10, Wait: time.Second, Limiter: 0, CPUs: 8}, "s001: tokens (AnyIO's limiter) must be"},
+		{"no cpus", s001.Knobs{N: 10, Wait: time.Second, Limiter: 40, CPUs: 0}, "s001: cpus must be"},
 	} {
 		if _, err := tc.k.Lesson(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
@@ -97,6 +97,19 @@ func TestConcurrencyMatchesTheArithmetic(t *testing.T) {
 		}
 		if got.Float("waves") < 0.95*w[1] {
 			t.Errorf("%s: measured %.2f waves, fewer than the %v the arithmetic allows", ep, got.Float("waves"), w[1])
+		}
+	}
+}
+
+// Knobs out of range give an estimate, not a panic (Validate names them).
+func TestEstimateOutOfRangeDoesNotPanic(t *testing.T) {
+	t.Parallel()
+	for _, k := range []s001.Knobs{{N: 10, Wait: time.Second, Limiter: 0, CPUs: 8}, {N: -1, Wait: time.Second, Limiter: 40, CPUs: 0}} {
+		if f := k.Estimate(); f.Len() != len(s001.Endpoints()) {
+			t.Errorf("%+v: %d rows", k, f.Len())
+		}
+		if k.Validate() == nil {
+			t.Errorf("%+v: Validate passed", k)
 		}
 	}
 }

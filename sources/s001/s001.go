@@ -24,6 +24,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strconv"
 	"time"
 
@@ -81,19 +82,32 @@ type Knobs struct {
 // tokens, an 8-core laptop.
 var Default = Knobs{N: 10, Wait: time.Second, Limiter: pymodel.DefaultLimiter, CPUs: 8}
 
-// Validate reports a knob out of range, naming it.
+// Validate reports a knob out of range, naming it as the lessons' knobs
+// cell does: n (N), wait (Wait), tokens (Limiter), cpus (CPUs).
 func (k Knobs) Validate() error {
 	switch {
 	case k.N < 1 || k.N > 10000:
-		return fmt.Errorf("s001: N must be in 1..10000, got %d", k.N)
+		return fmt.Errorf("s001: n (requests sent at once) must be in 1..10000, got %d", k.N)
 	case k.Wait <= 0 || k.Wait > time.Minute:
-		return fmt.Errorf("s001: Wait must be in (0, 1m], got %v", k.Wait)
+		return fmt.Errorf("s001: wait must be in (0, 1m], got %v", k.Wait)
 	case k.Limiter < 1 || k.Limiter > 10000:
-		return fmt.Errorf("s001: Limiter must be in 1..10000, got %d", k.Limiter)
+		return fmt.Errorf("s001: tokens (AnyIO's limiter) must be in 1..10000, got %d", k.Limiter)
 	case k.CPUs < 1 || k.CPUs > 1024:
-		return fmt.Errorf("s001: CPUs must be in 1..1024, got %d", k.CPUs)
+		return fmt.Errorf("s001: cpus must be in 1..1024, got %d", k.CPUs)
 	}
 	return nil
+}
+
+// Hundred is exercise 2's knobs: n100 requests at once, each wait a
+// fiftieth of Wait (in waits nothing changes; /async-block takes n100
+// waits one after another). A bad n100 is an error
+// naming it.
+func (k Knobs) Hundred(n100 int) (Knobs, error) {
+	if n100 < 1 || n100 > 10000 {
+		return k, fmt.Errorf("s001: n100 (exercise 2's burst) must be in 1..10000, got %d", n100)
+	}
+	k.N, k.Wait = n100, k.Wait/50
+	return k, k.Validate()
 }
 
 // Strategy is the model of one endpoint, a literal of its Python:
@@ -157,7 +171,7 @@ func (k Knobs) App() cpython.App {
 			"CONCLAB_LIMITER": strconv.Itoa(k.Limiter),
 			"CONCLAB_CPUS":    strconv.Itoa(k.CPUs),
 		},
-		Requires: cpython.FastAPIModules,
+		Requires: slices.Concat(cpython.FastAPIModules, []string{"httpx", "requests"}),
 	}
 }
 
@@ -208,7 +222,7 @@ func (k Knobs) handlersAtOnce(endpoint string) int {
 
 // Waves is ⌈N / AtOnce⌉: how many waits one after another the batch takes.
 func (k Knobs) Waves(endpoint string) int {
-	at := k.AtOnce(endpoint)
+	at := max(k.AtOnce(endpoint), 1) // knobs out of range (Validate) give a number, not a panic
 	return (k.N + at - 1) / at
 }
 

@@ -82,7 +82,7 @@ func (c Client) Validate() error {
 		return nil
 	case Threads:
 		if c.Workers < 1 || c.Workers > 1000 {
-			return fmt.Errorf("s002: %s: Workers (max_workers, the lesson's pools) must be in 1..1000, got %d", c.Label(), c.Workers)
+			return fmt.Errorf("s002: pools: %s: max_workers must be in 1..1000, got %d", c.Label(), c.Workers)
 		}
 		return nil
 	}
@@ -151,13 +151,13 @@ var Default = Knobs{N: 100, Latency: 200 * time.Millisecond,
 func (k Knobs) Validate() error {
 	switch {
 	case k.N < 1 || k.N > 10000:
-		return fmt.Errorf("s002: N (checks per client, the lesson's calls) must be in 1..10000, got %d", k.N)
+		return fmt.Errorf("s002: calls (health checks per client) must be in 1..10000, got %d", k.N)
 	case k.Latency <= 0 || k.Latency > time.Minute:
-		return fmt.Errorf("s002: Latency (the downstream's wait) must be in (0, 1m], got %v", k.Latency)
+		return fmt.Errorf("s002: latency (the downstream's wait) must be in (0, 1m], got %v", k.Latency)
 	case len(k.Clients) == 0:
 		return fmt.Errorf("s002: no Clients")
 	case k.Downstream != "" && k.Downstream != DownstreamAsync && k.Downstream != DownstreamDef:
-		return fmt.Errorf("s002: Downstream must be %q or %q, got %q", DownstreamAsync, DownstreamDef, k.Downstream)
+		return fmt.Errorf("s002: downstream must be %q or %q, got %q", DownstreamAsync, DownstreamDef, k.Downstream)
 	case k.CPUs < 0:
 		return fmt.Errorf("s002: CPUs must not be negative, got %d", k.CPUs)
 	}

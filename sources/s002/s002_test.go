@@ -124,10 +124,16 @@ func TestDefDownstream(t *testing.T) {
 	if err := shape.Err("def downstream", m.Checks(res, nil)...); err != nil {
 		t.Error(err)
 	}
-	if err := (s002.Knobs{N: 1, Latency: time.Second, Clients: s002.Default.Clients, Downstream: "sync"}).Validate(); err == nil || !strings.Contains(err.Error(), "Downstream") {
+	if err := (s002.Knobs{N: 1, Latency: time.Second, Clients: s002.Default.Clients, Downstream: "sync"}).Validate(); err == nil || !strings.Contains(err.Error(), `s002: downstream must be "async def" or "def", got "sync"`) {
 		t.Errorf("bad downstream: %v", err)
 	}
-	if err := (s002.Knobs{N: -1, Latency: time.Second, Clients: s002.Default.Clients}).Validate(); err == nil || !strings.Contains(err.Error(), "calls") {
+	if err := (s002.Knobs{N: 10, Latency: -time.Second, Clients: s002.Default.Clients}).Validate(); err == nil || !strings.Contains(err.Error(), "s002: latency (the downstream's wait) must be in (0, 1m], got -1s") {
+		t.Errorf("a negative latency: %v", err)
+	}
+	if err := (s002.Knobs{N: 10, Latency: time.Second, Clients: []s002.Client{{Mode: s002.Threads, Workers: -3}}}).Validate(); err == nil || !strings.Contains(err.Error(), "s002: pools: ") || !strings.Contains(err.Error(), "max_workers must be in 1..1000, got -3") {
+		t.Errorf("a negative pool: %v", err)
+	}
+	if err := (s002.Knobs{N: -1, Latency: time.Second, Clients: s002.Default.Clients}).Validate(); err == nil || !strings.Contains(err.Error(), "s002: calls (health checks per client) must be in 1..10000, got -1") {
 		t.Errorf("negative N: %v", err)
 	}
 }

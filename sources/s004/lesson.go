@@ -200,10 +200,13 @@ const (
 	Gathered = "gather(a, b)"     // asyncio.gather: both waits at once
 )
 
-// Branches is the source's closing question on the model: the async app's
-// handler waiting for two inserts' waits (each Delay plus up to Jitter),
-// one after the other (InARow) or gathered (Gathered), sent N requests at
-// once.
+// Branches is the source's closing question on the model and on real
+// CPython: the async app's handler waiting for two inserts' waits (each
+// Delay plus up to Jitter), one after the other (InARow) or gathered
+// (Gathered), sent N requests at once; each model row beside "real " +
+// its label, app004_async.py's /branches/in-a-row and /branches/gathered
+// (on SQLite; they write nothing). lab.Run leaves the real rows out, with
+// a line saying why, where CPython lacks FastAPI.
 func Branches(k Knobs) bench.Experiment {
 	cpus := k.CPUs
 	if cpus == 0 {
@@ -213,6 +216,10 @@ func Branches(k Knobs) bench.Experiment {
 		a, _ := AppModel(AsyncApp, cpus)
 		a.Name = name
 		return a
+	}
+	real := func(name, endpoint string) strategy.Strategy {
+		a, _ := App(AsyncApp, nil, k.Delay, k.Jitter)
+		return cpython.Real{Name: cpython.RealPrefix + name, App: a, Endpoint: endpoint}
 	}
 	wait := insertWait(k.Delay, k.Jitter)
 	gather := pymodel.Custom("gather(a, b)", true, func(ctx context.Context) error {
@@ -231,8 +238,9 @@ func Branches(k Knobs) bench.Experiment {
 		return errors.Join(all...)
 	})
 	return bench.Experiment{
-		Name:       fmt.Sprintf("one async handler, two waits of %v (+ up to %v): in a row or gathered", k.Delay, k.Jitter),
-		Strategies: []strategy.Strategy{app(InARow), app(Gathered)},
+		Name: fmt.Sprintf("one async handler, two waits of %v (+ up to %v): in a row or gathered", k.Delay, k.Jitter),
+		Strategies: []strategy.Strategy{app(InARow), real(InARow, "/branches/in-a-row"),
+			app(Gathered), real(Gathered, "/branches/gathered")},
 		Workloads: map[string]pymodel.Workload{
 			InARow:   {Name: "two awaits", Steps: []pymodel.Step{wait, wait}},
 			Gathered: {Name: "gathered", Steps: []pymodel.Step{gather}},

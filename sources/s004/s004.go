@@ -151,7 +151,7 @@ var Default = Knobs{N: 26, Delay: 690 * time.Millisecond}
 func (k Knobs) Validate() error {
 	switch {
 	case k.N < 1 || k.N > 1000:
-		return fmt.Errorf("s004: posts (N) must be in 1..1000, got %d", k.N)
+		return fmt.Errorf("s004: posts (POSTs per run) must be in 1..1000, got %d", k.N)
 	case k.Delay <= 0 || k.Delay > time.Minute:
 		return fmt.Errorf("s004: delay must be in (0, 1m], got %v", k.Delay)
 	case k.Jitter < 0 || k.Jitter > time.Minute:

@@ -13,6 +13,7 @@ import (
 	"github.com/conclab/conclab/bench/cpython"
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/strategy"
+	"github.com/conclab/conclab/lab"
 	"github.com/conclab/conclab/sources/s004"
 	"github.com/conclab/conclab/sources/shape"
 )
@@ -142,18 +143,34 @@ func TestRunsJitter(t *testing.T) {
 	}
 }
 
-// The branches: two awaits in a row take at least two waits per handler;
-// gathered, at least one and less than in a row.
+// The branches, model and (where CPython has FastAPI) real: two awaits in
+// a row take at least two waits per handler; gathered, at least one and
+// less than in a row.
 func TestBranches(t *testing.T) {
-	t.Parallel()
 	k := s004.Knobs{N: 6, Delay: 40 * time.Millisecond}
-	res, err := bench.Run(context.Background(), s004.Branches(k))
+	e := s004.Branches(k)
+	if len(e.Strategies) != 4 || e.Strategies[1].Label() != "real "+s004.InARow || e.Strategies[3].Label() != "real "+s004.Gathered {
+		t.Fatalf("strategies %v", e.Strategies)
+	}
+	res, err := lab.Run(context.Background(), e)
 	if err != nil {
 		t.Fatal(err)
 	}
-	row, gat := res.Value(s004.InARow, "avg_ms"), res.Value(s004.Gathered, "avg_ms")
-	if row < 80 || gat < 40 || gat >= row {
-		t.Errorf("in a row %v ms, gathered %v ms; want >= 80, >= 40 and less\n%v", row, gat, res.Summary)
+	rows := []string{""}
+	env, err := cpython.Detect(context.Background(), "")
+	if err == nil {
+		err = env.Require("fastapi", "uvicorn", "pymysql", "aiomysql")
+	}
+	if err == nil {
+		rows = append(rows, "real ")
+	} else if !errors.Is(err, cpython.ErrUnavailable) {
+		t.Fatal(err)
+	}
+	for _, p := range rows {
+		row, gat := res.Value(p+s004.InARow, "avg_ms"), res.Value(p+s004.Gathered, "avg_ms")
+		if row < 80 || gat < 40 || gat >= row || res.Value(p+s004.InARow, "errors") != 0 || res.Value(p+s004.Gathered, "count") != 6 {
+			t.Errorf("%sin a row %v ms, gathered %v ms; want >= 80, >= 40 and less\n%v", p, row, gat, res.Summary)
+		}
 	}
 	est := s004.BranchesEstimate(k)
 	if est.Float("avg_ms", 0) != 80 || est.Float("avg_ms", 1) != 40 {
@@ -168,7 +185,7 @@ func TestValidate(t *testing.T) {
 		k    s004.Knobs
 		want string
 	}{
-		{s004.Knobs{N: -1, Delay: time.Second}, "posts"},
+		{s004.Knobs{N: -1, Delay: time.Second}, "s004: posts (POSTs per run) must be in 1..1000, got -1"},
 		{s004.Knobs{N: 3, Delay: -time.Second}, "delay"},
 		{s004.Knobs{N: 3, Delay: time.Second, Jitter: -1}, "jitter"},
 		{s004.Knobs{N: 3, Delay: time.Second, Database: "oracle"}, "database"},

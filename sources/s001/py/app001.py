@@ -12,7 +12,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+import httpx
+import requests
+from fastapi import Depends, FastAPI
 
 from _conclab import env_int, thread_name, wait_seconds
 
@@ -75,6 +77,74 @@ async def offload(s: str = None):
     # asyncio.to_thread: asyncio's default executor, min(32, cpus + 4) threads
     result, thread = await asyncio.to_thread(heavy_work, wait_seconds(s, WAIT_ENV, 1.0))
     return {"result": result, "thread": thread}
+
+
+# Exercise 3: dependencies follow the same rule. Both handlers are async
+# def; only their dependency differs: it opens a connection with a
+# blocking connect (the wait).
+def get_conn(s: str = None):
+    """def 의존성: FastAPI runs it on AnyIO's threads"""
+    time.sleep(wait_seconds(s, WAIT_ENV, 0.1))
+    return thread_name()
+
+
+async def get_conn_async(s: str = None):
+    """async def 의존성 안의 블로킹 connect: runs on the event loop"""
+    time.sleep(wait_seconds(s, WAIT_ENV, 0.1))
+    return thread_name()
+
+
+@app.get("/dep-def")
+async def dep_def(conn: str = Depends(get_conn)):
+    return {"ok": True, "thread": conn}
+
+
+@app.get("/dep-async")
+async def dep_async(conn: str = Depends(get_conn_async)):
+    return {"ok": True, "thread": conn}
+
+
+# Exercise 4: an external API called CONCLAB_API_CALLS times per request
+# (the lab's loopback stand-in at CONCLAB_API_URL).
+def api_url():
+    return os.environ.get("CONCLAB_API_URL", "http://127.0.0.1:9/")
+
+
+def api_calls():
+    return env_int("CONCLAB_API_CALLS", 10)
+
+
+@app.get("/api-requests-async")
+async def api_requests_async():
+    """async def + requests: every call blocks the event loop"""
+    for _ in range(api_calls()):
+        requests.get(api_url(), timeout=60)
+    return {"ok": True, "thread": thread_name()}
+
+
+@app.get("/api-requests-def")
+def api_requests_def():
+    """def + requests: the calls block one of AnyIO's threads"""
+    for _ in range(api_calls()):
+        requests.get(api_url(), timeout=60)
+    return {"ok": True, "thread": thread_name()}
+
+
+@app.get("/api-httpx-in-turn")
+async def api_httpx_in_turn():
+    """async def + httpx, one await after another"""
+    async with httpx.AsyncClient(timeout=60) as client:
+        for _ in range(api_calls()):
+            await client.get(api_url())
+    return {"ok": True, "thread": thread_name()}
+
+
+@app.get("/api-httpx-gather")
+async def api_httpx_gather():
+    """async def + httpx, the calls gathered"""
+    async with httpx.AsyncClient(timeout=60) as client:
+        await asyncio.gather(*[client.get(api_url()) for _ in range(api_calls())])
+    return {"ok": True, "thread": thread_name()}
 
 
 # Per-request traces when CONCLAB_TRACE_DIR is set (not part of the source).

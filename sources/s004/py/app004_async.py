@@ -39,6 +39,26 @@ async def create_user(user: UserIn, delay: float = None):
     return {"email": user.email}
 
 
+# The source's closing question (not part of its app): one async handler
+# waiting for two things, in a row or gathered. Each wait is the insert's
+# (CONCLAB_DB_DELAY_S plus up to CONCLAB_DB_JITTER_S); nothing is written.
+def branch_wait():
+    return env_float("CONCLAB_DB_DELAY_S", 0.0) + random.uniform(0, env_float("CONCLAB_DB_JITTER_S", 0.0))
+
+
+@app.get("/branches/in-a-row")
+async def branches_in_a_row():
+    await asyncio.sleep(branch_wait())
+    await asyncio.sleep(branch_wait())
+    return {"ok": True}
+
+
+@app.get("/branches/gathered")
+async def branches_gathered():
+    await asyncio.gather(asyncio.sleep(branch_wait()), asyncio.sleep(branch_wait()))
+    return {"ok": True}
+
+
 @app.get("/users")
 def list_users():
     return {"emails": db.rows("email")}
