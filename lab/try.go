@@ -155,7 +155,7 @@ func (t Try) run(ctx context.Context) error {
 	if err := show(table, table.String()); err != nil {
 		return err
 	}
-	for _, w := range res.Warnings {
+	for _, w := range foldWarnings(res.Warnings) {
 		if err := show(display.Text("warning: "+w), "warning: "+w); err != nil {
 			return err
 		}
