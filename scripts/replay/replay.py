@@ -211,11 +211,13 @@ goto if import interface map package range return select struct switch type var
 _ err ok true false nil iota""".split())
 
 
-def definitions(src):
+def definitions(src, imports=True):
     names = set()
     for r in DEF_RES:
         for m in r.finditer(src):
             names.update(n.strip() for n in m.group(1).split(","))
+    if not imports:
+        return names - GO_WORDS
     block = re.search(r"^import\s*\((.*?)^\)", src, re.M | re.S)
     for m in IMPORT_RE.finditer(block.group(1) if block else ""):
         names.add(m.group(1) or m.group(2).rsplit("/", 1)[-1])
@@ -226,11 +228,13 @@ def definitions(src):
 
 def later_cell(cells):
     """The last cell that uses an identifier only earlier cells define:
-    (index into cells, that identifier set), or None."""
+    (index into cells, that identifier set), or None. Imported package
+    names do not count: the kernel resolves a package used without its
+    import line (docs/kernel.md), so a cell that needs only those runs."""
     for k in range(len(cells) - 1, 0, -1):
         earlier = set()
         for _, src in cells[:k]:
-            earlier |= definitions(src)
+            earlier |= definitions(src, imports=False)
         src = cells[k][1]
         own = definitions(src)
         code = re.sub(r'"(?:\\.|[^"\\])*"|`[^`]*`|//[^\n]*', " ", src)
