@@ -328,7 +328,12 @@ display.Show(slow)''')
         # The kernel's interrupt (no cell running) stops the run in progress.
         self.update(slider, {"value": 9})
         self.wait_output(out, r"start 9\n")
-        self.km.interrupt_kernel()
+        # interrupt_request on control, as the front ends send it (the
+        # kernelspec's interrupt_mode is message), its reply awaited: the
+        # interrupt has landed before the next cell runs, so it cannot land
+        # on the cell that reads the result (km.interrupt_kernel does not
+        # wait for the reply).
+        self.assertEqual(self.control("interrupt_request")["content"]["status"], "ok")
         deadline = time.time() + 10
         while "9: widgets: the kernel was interrupted" not in self.value('strings.Join(cancelled, "; ")') and time.time() < deadline:
             time.sleep(0.1)
