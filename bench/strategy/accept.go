@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/conclab/conclab/bench/pymodel"
 	"github.com/conclab/conclab/bench/trace"
 )
@@ -77,6 +79,16 @@ const (
 	// and uvicorn --workers the same). A uvicorn worker that wakes first
 	// so drains a burst before the others run, as real ones do.
 	asyncioAcceptCost = 12 * time.Microsecond
+	// asyncioWakeCost is a uvicorn worker's loop turn from its selector's
+	// wake to the accept callback's first accept, holding the GIL:
+	// _run_once handling the selector's events and calling the reader's
+	// handle. Measured on a 2-core machine as the gap from an idle
+	// worker's epoll_wait return to its first accept4 for a burst of 10
+	// (perf trace, uvicorn 0.54 on CPython 3.11.2): 108 µs median, perf's
+	// own cost per traced syscall taken off. Every worker woken by the
+	// same connection runs it before it can accept, so by then the burst
+	// is queued and the first to reach accept takes most of it.
+	asyncioWakeCost = 95 * time.Microsecond
 	// workerConnections is gunicorn's --worker-connections default: a
 	// gthread worker accepts while it has fewer connections open. asyncio
 	// has no such bound (uvicorn's --limit-concurrency is off by default);
@@ -104,6 +116,12 @@ type acceptor struct {
 	// one byte before accepting, write it on after.
 	turnIn, turnOut *os.File
 
+	// stopR wakes a poll for pending connections when Close closes stopW;
+	// pollMu is held while polling, so that Close closes stopR only after.
+	stopR, stopW *os.File
+	stopFd       int
+	pollMu       sync.Mutex
+
 	conns chan net.Conn
 	slots chan struct{} // open connections, up to workerConnections
 	done  chan struct{}
@@ -127,7 +145,12 @@ func newAcceptor(ln net.Listener, policy string, rec *trace.Recorder, worker int
 	if policy == AcceptBalanced && (turnIn == nil || turnOut == nil) {
 		return nil, errors.New("prefork worker: balanced accept without its turn pipes")
 	}
+	stopR, stopW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("prefork worker: %w", err)
+	}
 	return &acceptor{ln: tl, raw: raw, policy: policy, rec: rec, worker: worker, turnIn: turnIn, turnOut: turnOut,
+		stopR: stopR, stopW: stopW, stopFd: int(stopR.Fd()),
 		conns: make(chan net.Conn), slots: make(chan struct{}, workerConnections), done: make(chan struct{})}, nil
 }
 
@@ -146,11 +169,16 @@ func (a *acceptor) Close() error {
 	var err error
 	a.once.Do(func() {
 		close(a.done)
+		// Wake a poll first: the socket's Close waits for it to return.
+		a.stopW.Close()
 		err = a.ln.Close()
 		if a.turnIn != nil {
 			a.turnIn.Close()
 			a.turnOut.Close()
 		}
+		a.pollMu.Lock()
+		a.stopR.Close()
+		a.pollMu.Unlock()
 	})
 	return err
 }
@@ -161,69 +189,143 @@ func (a *acceptor) Addr() net.Addr { return a.ln.Addr() }
 // worker's GIL.
 func (a *acceptor) run(gil *pymodel.GIL) {
 	defer a.Close()
+	turn := a.asyncioTurn
+	switch {
+	case a.policy == AcceptBalanced:
+		turn = a.balancedTurn
+	case a.perPoll:
+		turn = a.pollTurn
+	}
+	for turn(gil) {
+	}
+}
+
+// balancedTurn waits for the accept token, takes one connection, does the
+// Python work of its accept and passes the token on. False when the loop
+// is closing.
+func (a *acceptor) balancedTurn(gil *pymodel.GIL) bool {
 	tok := make([]byte, 1)
+	if _, err := a.turnIn.Read(tok); err != nil {
+		return false
+	}
+	c, err := a.accept(true)
+	if err != nil {
+		a.fail(err)
+		return false
+	}
+	h := a.hold(gil)
+	spin(acceptCost)
+	a.rec.Span(0, a.worker, acceptorLane, trace.Accept, h)
+	a.unhold(gil, h)
+	_, werr := a.turnOut.Write(tok)
+	return a.deliver(c) && werr == nil
+}
+
+// pollTurn is one poll of gthread's loop: one connection, accepted and
+// submitted to the pool in the same turn; each poll returned from a
+// select that released the GIL, and takes it again. False when the loop
+// is closing.
+func (a *acceptor) pollTurn(gil *pymodel.GIL) bool {
+	c, err := a.accept(true)
+	if err != nil {
+		a.fail(err)
+		return false
+	}
+	h := a.hold(gil)
+	t0 := time.Now()
+	spin(acceptCost)
+	a.rec.Span(0, a.worker, acceptorLane, trace.Accept, t0)
+	a.unhold(gil, h)
+	return a.deliver(c)
+}
+
+// asyncioTurn is one turn of a uvicorn worker's loop on the socket
+// (AcceptGreedy): asleep in its selector without the GIL until a
+// connection is pending; woken, it takes the GIL, runs the loop's turn up
+// to the accept callback, then accepts every pending connection, each
+// handed to the server at once, letting a thread that has waited the
+// switch interval have the GIL in between. A worker woken with the others
+// by the same connection (no EPOLLEXCLUSIVE) may find the queue empty by
+// the time its turn reaches accept: it sleeps again. False when the loop
+// is closing.
+func (a *acceptor) asyncioTurn(gil *pymodel.GIL) bool {
+	if err := a.waitPending(); err != nil {
+		a.fail(err)
+		return false
+	}
+	h := a.hold(gil)
+	defer func() { a.unhold(gil, h) }()
+	spin(asyncioWakeCost)
 	for {
-		if a.policy == AcceptBalanced {
-			if _, err := a.turnIn.Read(tok); err != nil {
-				return
-			}
-		}
-		c, err := a.accept(true)
+		c, err := a.accept(false)
 		if err != nil {
 			a.fail(err)
+			return false
+		}
+		if c == nil {
+			return true
+		}
+		t0 := time.Now()
+		spin(asyncioAcceptCost)
+		a.rec.Span(0, a.worker, acceptorLane, trace.Accept, t0)
+		if !a.deliver(c) {
+			return false
+		}
+		if time.Since(h) >= gil.Interval() {
+			// CPython's forced switch: a thread waiting this long gets
+			// the GIL (with none waiting, it comes straight back).
+			a.unhold(gil, h)
+			h = a.hold(gil)
+		}
+	}
+}
+
+// waitPending sleeps, without the GIL, until a connection is pending on
+// the socket and the worker has a connection slot free. It polls the socket
+// (poll(2), level-triggered, not exclusive): every worker asleep on it
+// wakes for the same connection, as asyncio's selectors do, and none takes
+// it yet. Go's own Accept would take the connection the moment the poller
+// wakes, before the loop's turn that a real worker runs first.
+func (a *acceptor) waitPending() error {
+	select {
+	case a.slots <- struct{}{}:
+		<-a.slots
+	case <-a.done:
+		return net.ErrClosed
+	}
+	a.pollMu.Lock()
+	defer a.pollMu.Unlock()
+	select {
+	case <-a.done:
+		return net.ErrClosed
+	default:
+	}
+	var perr error
+	// Control holds a reference to the socket: its Close waits for the
+	// poll, which Close wakes through stopR first.
+	if err := a.raw.Control(func(fd uintptr) {
+		fds := []unix.PollFd{
+			{Fd: int32(fd), Events: unix.POLLIN},
+			{Fd: int32(a.stopFd), Events: unix.POLLIN},
+		}
+		for {
+			_, err := unix.Poll(fds, -1)
+			switch {
+			case err == unix.EINTR:
+				continue
+			case err != nil:
+				perr = fmt.Errorf("prefork worker: poll: %w", err)
+			case fds[1].Revents != 0:
+				perr = net.ErrClosed
+			case fds[0].Revents&unix.POLLIN == 0:
+				perr = fmt.Errorf("prefork worker: poll: listening socket revents %#x", fds[0].Revents)
+			}
 			return
 		}
-		if a.policy == AcceptBalanced {
-			// The Python work of this accept, then the turn goes on.
-			h := a.hold(gil)
-			spin(acceptCost)
-			a.rec.Span(0, a.worker, acceptorLane, trace.Accept, h)
-			a.unhold(gil, h)
-			_, werr := a.turnOut.Write(tok)
-			if !a.deliver(c) || werr != nil {
-				return
-			}
-			continue
-		}
-		if a.perPoll {
-			// gthread: one connection per poll, accepted and submitted
-			// to the pool in the same turn; each poll returned from a
-			// select that released the GIL, and takes it again.
-			h := a.hold(gil)
-			t0 := time.Now()
-			spin(acceptCost)
-			a.rec.Span(0, a.worker, acceptorLane, trace.Accept, t0)
-			a.unhold(gil, h)
-			if !a.deliver(c) {
-				return
-			}
-			continue
-		}
-		// Greedy: drain what is pending while holding the GIL, letting a
-		// thread that has waited the switch interval have it in between.
-		h := a.hold(gil)
-		for c != nil {
-			t0 := time.Now()
-			spin(asyncioAcceptCost)
-			a.rec.Span(0, a.worker, acceptorLane, trace.Accept, t0)
-			if !a.deliver(c) {
-				a.unhold(gil, h)
-				return
-			}
-			if time.Since(h) >= gil.Interval() {
-				// CPython's forced switch: a thread waiting this long
-				// gets the GIL (with none waiting, it comes straight back).
-				a.unhold(gil, h)
-				h = a.hold(gil)
-			}
-			if c, err = a.accept(false); err != nil {
-				a.unhold(gil, h)
-				a.fail(err)
-				return
-			}
-		}
-		a.unhold(gil, h)
+	}); err != nil {
+		return err
 	}
+	return perr
 }
 
 // hold takes the GIL for the accept loop, tracing the wait, and returns
