@@ -20,8 +20,10 @@ import (
 // the Accept field of those strategies.
 const (
 	// AcceptGreedy is what real gunicorn and uvicorn --workers do by
-	// default: every worker waits on the one shared listening socket, and
-	// the one awake takes what is pending as fast as its loop can. A
+	// default: every worker waits on the one shared listening socket, a
+	// connection wakes them all, and the first whose loop reaches accept
+	// takes what is pending as fast as it can; the others find the queue
+	// empty and sleep again. A
 	// uvicorn worker (asyncio's accept callback; gunicorn's own asgi worker
 	// accepts the same way) drains every pending connection in one hold of
 	// its GIL, handing each to its loop, giving the GIL up only when a
@@ -76,8 +78,9 @@ const (
 	// 2-core machine as the gap between accepts of an idle worker draining
 	// a burst of 10 (perf's accept4 exits, CPython 3.11.2's asyncio:
 	// uvicorn 0.54's worker 9-20 µs, 12 typical; gunicorn 27's asgi worker
-	// and uvicorn --workers the same). A uvicorn worker that wakes first
-	// so drains a burst before the others run, as real ones do.
+	// and uvicorn --workers the same). The worker whose loop reaches
+	// accept first so drains a burst before the others' turns get there,
+	// as real ones do.
 	asyncioAcceptCost = 12 * time.Microsecond
 	// asyncioWakeCost is a uvicorn worker's loop turn from its selector's
 	// wake to the accept callback's first accept, holding the GIL:
@@ -317,9 +320,10 @@ func (a *acceptor) waitPending() error {
 				perr = fmt.Errorf("prefork worker: poll: %w", err)
 			case fds[1].Revents != 0:
 				perr = net.ErrClosed
-			case fds[0].Revents&unix.POLLIN == 0:
-				perr = fmt.Errorf("prefork worker: poll: listening socket revents %#x", fds[0].Revents)
 			}
+			// Readable, or an error condition (POLLERR, POLLHUP,
+			// POLLNVAL): the accept that follows finds a connection,
+			// nothing, or the socket's error, and says which.
 			return
 		}
 	}); err != nil {

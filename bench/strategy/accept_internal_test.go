@@ -70,9 +70,10 @@ func accepts(evs []trace.Event, worker int) int {
 	return n
 }
 
-// Greedy: the worker that wakes takes every pending connection, in one
-// hold of its GIL (nobody else waits for it); a second worker on the same
-// socket, asleep meanwhile, gets none of them.
+// Greedy: a uvicorn worker woken with connections pending takes every one
+// of them, in one hold of its GIL (nobody else waits for it), after its
+// loop's turn; a worker that starts on the same socket after that drain
+// gets only what arrives later.
 func TestAcceptGreedyDrainsPending(t *testing.T) {
 	t.Parallel()
 	const n = 8
@@ -286,4 +287,100 @@ func TestCheckAccept(t *testing.T) {
 			t.Errorf("checkAccept(%q) = %v; want ok %v", c.accept, err, c.ok)
 		}
 	}
+}
+
+// Two uvicorn workers on one socket: each asleep in poll, woken by the
+// same connections; the one whose loop reaches accept first takes them —
+// here the one whose GIL is free — each accept after its loop's turn in a
+// hold of its GIL. Asleep again, they take no GIL; Close wakes them.
+func TestAcceptAsyncioTwoWorkers(t *testing.T) {
+	t.Parallel()
+	ln := pendingListener(t, 0)
+	ln2, err := net.FileListener(mustFile(t, ln))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := trace.NewRecorder(1000)
+	a, err := newAcceptor(ln, AcceptGreedy, rec, 1, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := newAcceptor(ln2, AcceptGreedy, rec, 2, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gilA, gilB := pymodel.NewGIL(time.Minute, false), pymodel.NewGIL(time.Minute, false)
+	ended := make(chan struct{}, 2)
+	gilA.Acquire() // worker 1's thread burns Python
+	for _, w := range []struct {
+		a   *acceptor
+		gil *pymodel.GIL
+	}{{a, gilA}, {b, gilB}} {
+		go func() { w.a.run(w.gil); ended <- struct{}{} }()
+	}
+	pending(t, ln, 1)
+	take(t, b, 1)
+	gilA.Release()
+	gilB.Acquire() // now worker 2's does
+	pending(t, ln, 1)
+	take(t, a, 1)
+	gilB.Release()
+
+	// A hold is traced when the loop lets the GIL go, after the handover.
+	tr := rec.Snapshot()
+	for end := time.Now().Add(5 * time.Second); len(holdsOf(tr.Events, 1))+len(holdsOf(tr.Events, 2)) < 2 && time.Now().Before(end); {
+		time.Sleep(time.Millisecond)
+		tr = rec.Snapshot()
+	}
+	if n1, n2 := accepts(tr.Events, 1), accepts(tr.Events, 2); n1 != 1 || n2 != 1 {
+		t.Errorf("accepts: worker 1 %d, worker 2 %d; want 1 each (the one with its GIL free)", n1, n2)
+	}
+	holds := trace.Filter(tr.Events, trace.GIL)
+	for _, e := range trace.Filter(tr.Events, trace.Accept) {
+		in := false
+		for _, h := range holds {
+			if h.Worker == e.Worker && h.Start <= e.Start && e.End <= h.End {
+				in = true
+				if turn := time.Duration(e.Start - h.Start); turn < asyncioWakeCost {
+					t.Errorf("worker %d accepted %v into its GIL hold; want its loop's turn, %v, first", e.Worker, turn, asyncioWakeCost)
+				}
+			}
+		}
+		if !in {
+			t.Errorf("accept %+v outside its worker's GIL holds %+v", e, holds)
+		}
+	}
+	// Asleep in poll, a worker takes no GIL: a loop woken for nothing
+	// would take it every turn, thousands of times in this interval.
+	before := len(trace.Filter(rec.Snapshot().Events, trace.GIL))
+	time.Sleep(300 * time.Millisecond)
+	if extra := len(trace.Filter(rec.Snapshot().Events, trace.GIL)) - before; extra > 4 {
+		t.Errorf("%d GIL holds in 300 ms with no connection pending; want the workers asleep", extra)
+	}
+	closed := make(chan struct{})
+	go func() { a.Close(); b.Close(); close(closed) }()
+	for _, c := range []chan struct{}{closed, ended, ended} {
+		select {
+		case <-c:
+		case <-time.After(10 * time.Second):
+			t.Fatal("Close did not wake the accept loops asleep in poll within 10 s")
+		}
+	}
+	if _, err := a.Accept(); err != net.ErrClosed {
+		t.Errorf("Accept after Close: %v; want net.ErrClosed", err)
+	}
+}
+
+// holdsOf is worker's GIL holds that hold an accept.
+func holdsOf(evs []trace.Event, worker int) []trace.Event {
+	var out []trace.Event
+	for _, h := range trace.Filter(evs, trace.GIL) {
+		for _, e := range trace.Filter(evs, trace.Accept) {
+			if h.Worker == worker && e.Worker == worker && h.Start <= e.Start && e.End <= h.End {
+				out = append(out, h)
+				break
+			}
+		}
+	}
+	return out
 }

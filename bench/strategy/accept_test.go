@@ -86,7 +86,8 @@ func TestPreforkAcceptSplit(t *testing.T) {
 // picks the socket by a hash of the connection's addresses, busy or not:
 // 40 connections one after another (each from a new source port) all
 // reach one worker with probability 2^-39, while with the shared socket
-// an idle machine may give them all to whichever worker wakes first.
+// an idle machine may give them all to whichever worker's loop reaches
+// accept first.
 func TestReusePortSpreadsOneAtATime(t *testing.T) {
 	t.Parallel()
 	for _, s := range []strategy.Strategy{
