@@ -144,10 +144,6 @@ var pipeline = []pass{
 	{name: "methodexpr", stage: stageTyped,
 		why:       "yaegi calls a method expression of a cell type ((*T).M, T.M) with the wrong arguments",
 		removable: "yaegi calls method expressions", typed: passMethodExpr},
-	{name: "funclitarg", stage: stageTyped,
-		why: "yaegi binds the variables of a function literal passed straight to a compiled function when it is called: " +
-			"in a loop, every call saw the last iteration's (wg.Go(func() { use(i) }))",
-		removable: "yaegi makes such literals closures where they are", typed: passFuncLitArg},
 	{name: "selectbreak", stage: stageTyped,
 		why:       "yaegi's labeled break from inside a select breaks only the select (a for-select loop never ended)",
 		removable: "yaegi breaks the labeled statement", typed: passSelectBreak},
@@ -183,6 +179,12 @@ var pipeline = []pass{
 		piece: func(s *Session, src string, decl bool) string {
 			return deferAtCellEnd(src, decl, s.isPackageName, s.isConst)
 		}},
+	{name: "closures", stage: stagePiece,
+		why: "yaegi writes a closure back into the frame that made it at every call: a loop making closures raced with " +
+			"the goroutines running them (another iteration's or a zero variable, a nil func in wg.Go, a negative WaitGroup " +
+			"counter), and a function deferring a closure it made hung; each literal is made in a frame of its own (closures.go)",
+		removable: "yaegi's closures leave the frame that made them alone",
+		piece:     func(_ *Session, src string, decl bool) string { return wrapClosures(src, decl) }},
 	{name: "lastvalue", stage: stageValue, feature: true,
 		why: "a cell's final expression is displayed: rendered by its methods (display.Formats), a final (value, error) " +
 			"shows the value or fails with the error (run.go, displayForms)"},

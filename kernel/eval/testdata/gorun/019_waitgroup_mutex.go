@@ -32,15 +32,11 @@ func main() {
 	var mu sync.RWMutex
 	total := 0
 	for i := 1; i <= 10; i++ {
-		// wg2.Go(func() {...}) here races in the interpreter (docs/kernel.md,
-		// Known limits): the go statement is the form that holds.
-		wg2.Add(1)
-		go func() {
-			defer wg2.Done()
+		wg2.Go(func() {
 			mu.Lock()
 			total += i
 			mu.Unlock()
-		}()
+		})
 	}
 	wg2.Wait()
 	mu.RLock()

@@ -47,8 +47,3 @@ func Max[T cmp.Ordered](x T, y ...T) T {
 // Clear is the builtin clear: it deletes all entries of a map, or sets
 // all elements of a slice to their zero value.
 func Clear(x any) { rt.Clear(x) }
-
-// Lit returns its argument: the funclit pass passes a function literal
-// through it on its way to a compiled function, so that the literal is a
-// closure of its iteration's variables (see kernel/eval's passFuncLitArg).
-func Lit[T any](x T) T { return x }

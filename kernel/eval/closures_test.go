@@ -1,0 +1,126 @@
+package eval_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Closures made in a loop and run by other goroutines while the loop makes
+// the next ones each see their own iteration's variables, every round; a
+// function deferring a closure it made returns; deferred literals in a
+// loop see their iteration's variables (the closures pass, closures.go).
+// The rounds count wrong results: before the pass, 48 of 300 rounds of the
+// wg.Go form were wrong on an idle machine, the go statement form ran a
+// closure twice ("sync: negative WaitGroup counter"), and wg.Go once
+// called a nil func.
+func TestClosuresMadeInLoops(t *testing.T) {
+	t.Parallel()
+	const rounds = 300
+	// %s is the statement that runs add(i) for i = 1..10 on goroutines.
+	roundsOf := func(start string) string {
+		return fmt.Sprintf(`func rounds() int {
+	bad := 0
+	for round := 0; round < %d; round++ {
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		total := 0
+		add := func(n int) { mu.Lock(); total += n; mu.Unlock() }
+		for i := 1; i <= 10; i++ {
+			%s
+		}
+		wg.Wait()
+		if total != 55 {
+			bad++
+		}
+	}
+	return bad
+}`, rounds, start)
+	}
+	cases := []struct {
+		name, start string
+	}{
+		{"wg.Go", `wg.Go(func() { add(i) })`},
+		{"go statement", `wg.Add(1)
+			go func() { defer wg.Done(); add(i) }()`},
+		{"go statement with an argument", `wg.Add(1)
+			go func(n int) { defer wg.Done(); add(n) }(i)`},
+		{"closure variable", `f := func() { add(i) }
+			wg.Go(f)`},
+		{"through an interpreted function", `spawn(&wg, func() { add(i) })`},
+		{"range", `_ = i
+			for _, k := range []int{i} { wg.Go(func() { add(k) }) }`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			s, _, _ := newSession(t)
+			mustEval(t, s, `import "sync"
+func spawn(wg *sync.WaitGroup, f func()) { wg.Add(1); go func() { defer wg.Done(); f() }() }`)
+			mustEval(t, s, roundsOf(c.start))
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			r, err := s.Eval(ctx, "rounds()")
+			if err != nil {
+				t.Fatalf("rounds(): %v", err)
+			}
+			if r.Value != 0 {
+				t.Errorf("%v of %d rounds summed to something else than 55", r.Value, rounds)
+			}
+		})
+	}
+}
+
+func TestClosuresDeferred(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, decl, want string
+	}{
+		{"a closure the function made", `func f() {
+	stop := func() { fmt.Print("stopped ") }
+	defer stop()
+	fmt.Print("working ")
+}`, "working stopped "},
+		{"literals in a range over int", `func f() {
+	for i := range 3 {
+		defer func() { fmt.Print(i, " ") }()
+	}
+}`, "2 1 0 "},
+		{"a literal with an argument in a three-clause loop", `func f() {
+	for i := 0; i < 3; i++ {
+		defer func(s string) { fmt.Print(s, i, " ") }("i=")
+	}
+}`, "i=2 i=1 i=0 "},
+		{"closure variables in a loop", `func f() {
+	for _, w := range []string{"a", "b"} {
+		say := func() { fmt.Print(w, " ") }
+		defer say()
+	}
+}`, "b a "},
+		{"in a switch case", `func f() {
+	for i := range 3 {
+		switch {
+		case i > 0:
+			defer func() { fmt.Print(i, " ") }()
+		}
+	}
+}`, "2 1 "},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			s, out, _ := newSession(t)
+			mustEval(t, s, c.decl)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			if _, err := s.Eval(ctx, "f()"); err != nil {
+				t.Fatalf("f(): %v", err)
+			}
+			if got := out.String(); !strings.Contains(got, c.want) {
+				t.Errorf("f() printed %q; want %q", got, c.want)
+			}
+		})
+	}
+}
