@@ -50,6 +50,14 @@ func TestClosuresMadeInLoops(t *testing.T) {
 		{"closure variable", `f := func() { add(i) }
 			wg.Go(f)`},
 		{"through an interpreted function", `spawn(&wg, func() { add(i) })`},
+		{"a literal whose type spans lines", `wg.Go(func() { func(p struct {
+				A int
+				B int
+			}) { add(p.A + p.B) }(struct {
+				A int
+				B int
+			}{i, 0}) })`},
+		{"parenthesised", `wg.Go((func() { add(i) }))`},
 		{"range", `_ = i
 			for _, k := range []int{i} { wg.Go(func() { add(k) }) }`},
 	}
@@ -107,6 +115,30 @@ func TestClosuresDeferred(t *testing.T) {
 		}
 	}
 }`, "2 1 "},
+		{"arguments in a loop", `func f() {
+	for i := range 3 {
+		defer func(n int) { fmt.Print(n, " ") }(i * 10)
+		defer fmt.Print("p", i, " ")
+	}
+}`, "p2 20 p1 10 p0 0 "},
+		{"function values in a loop", `func f() {
+	fs := []func(){func() { fmt.Print("a ") }, func() { fmt.Print("b ") }}
+	for _, g := range fs {
+		defer g()
+	}
+}`, "b a "},
+		{"recover in a loop", `func f() {
+	n := 0
+	defer func() { fmt.Print("n=", n, " ") }()
+	for i := 0; i < 1; i++ {
+		defer func() { if r := recover(); r != nil { n = -1 } }()
+	}
+	panic("x")
+}`, "n=-1 "},
+		{"a parenthesised literal", `func f() {
+	x := (func() int { return 1 })
+	defer (func() { fmt.Print("x=", x(), " ") })()
+}`, "x=1 "},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

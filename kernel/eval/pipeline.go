@@ -182,9 +182,12 @@ var pipeline = []pass{
 	{name: "closures", stage: stagePiece,
 		why: "yaegi writes a closure back into the frame that made it at every call: a loop making closures raced with " +
 			"the goroutines running them (another iteration's or a zero variable, a nil func in wg.Go, a negative WaitGroup " +
-			"counter), and a function deferring a closure it made hung; each literal is made in a frame of its own (closures.go)",
+			"counter), and a function deferring a closure it made hung; each literal is made in a frame of its own, and a deferred " +
+			"call in a loop, which yaegi reads when it runs, is a closure of its iteration's values (closures.go)",
 		removable: "yaegi's closures leave the frame that made them alone",
-		piece:     func(_ *Session, src string, decl bool) string { return wrapClosures(src, decl) }},
+		piece: func(s *Session, src string, decl bool) string {
+			return wrapClosures(src, decl, s.isPackageName, s.isConst)
+		}},
 	{name: "lastvalue", stage: stageValue, feature: true,
 		why: "a cell's final expression is displayed: rendered by its methods (display.Formats), a final (value, error) " +
 			"shows the value or fails with the error (run.go, displayForms)"},
