@@ -22,9 +22,9 @@ import (
 //     closure the function made and deferred (stop := func() {...};
 //     defer stop()) waits for that lock for ever: the cell hangs.
 //
-// wrapClosures (the closures pass) makes each such literal in a frame of
-// its own, a call made for it and left at once, so the write-back goes to
-// a frame nobody else reads:
+// wrapClosures makes each such literal in a frame of its own, a call made
+// for it and left at once, so the write-back goes to a frame nobody else
+// reads (the closures pass, closureValues, and the golit pass, closureGo):
 //
 //	LIT                  ->  func() T { return LIT }()
 //	go LIT(a, 1)         ->  _cgaN_0 := a; _cgfN := func() func() { return func() { LIT(_cgaN_0, 1) } }(); go _cgfN()
@@ -38,7 +38,7 @@ import (
 // the call runs, not at the defer statement, and a loop puts each
 // iteration's in the same place: `defer func() { use(i) }()` used the last
 // i, `defer f(i)` passed the last i. In a loop, a deferred call is made
-// into a closure of fresh variables:
+// into a closure of fresh variables (the deferloop pass, closureDefer):
 //
 //	defer f(x, nil)      ->  _cdcN, _cdaN_0 := f, x; _cdfN := func() func() { return func() { _cdcN(_cdaN_0, nil) } }(); defer _cdfN()
 //	defer pkg.F(x)       ->  _cdaN_0 := x; _cdfN := ...{ pkg.F(_cdaN_0) }...; defer _cdfN()
@@ -49,10 +49,10 @@ import (
 // (x.M()): without types the receiver cannot be copied safely (a struct
 // variable with a pointer method, an interface), so `defer c.Close()` in a
 // range loop still closes the last c (docs/kernel.md, Known limits). Arguments that are
-// constants or nil are passed as written (isPkg and isConst tell package
-// names and the session's constants). A statement whose parts span lines
+// constants or nil are passed as written (see constant; isPkg and isConst
+// tell package names and the session's constants). A statement whose parts span lines
 // keeps its line count; one with a comment inside is left alone.
-func wrapClosures(src string, decl bool, isPkg, isConst func(string) bool) string {
+func wrapClosures(src string, decl bool, what closureRewrite, isPkg, isConst func(string) bool) string {
 	if !strings.Contains(src, "func") && !strings.Contains(src, "defer") {
 		return src
 	}
@@ -60,7 +60,17 @@ func wrapClosures(src string, decl bool, isPkg, isConst func(string) bool) strin
 	if !ok {
 		return src
 	}
-	c := closureCtx{src: src, off: off, isPkg: isPkg, isConst: isConst}
+	c := closureCtx{src: src, off: off, isPkg: isPkg, isConst: isConst, consts: map[string]bool{}}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if d, ok := n.(*ast.GenDecl); ok && d.Tok == token.CONST {
+			for _, sp := range d.Specs {
+				for _, id := range sp.(*ast.ValueSpec).Names {
+					c.consts[id.Name] = true
+				}
+			}
+		}
+		return true
+	})
 	if !decl && len(f.Decls) > 0 {
 		c.synthetic = f.Decls[0]
 	}
@@ -73,11 +83,17 @@ func wrapClosures(src string, decl bool, isPkg, isConst func(string) bool) strin
 		if off(n.Pos()) >= 0 && off(n.End()) <= len(src) {
 			switch n := n.(type) {
 			case *ast.FuncLit:
-				c.literal(n, stack)
+				if what == closureValues {
+					c.literal(n, stack)
+				}
 			case *ast.GoStmt:
-				c.goStmt(n, stack)
+				if what == closureGo {
+					c.goStmt(n, stack)
+				}
 			case *ast.DeferStmt:
-				c.deferStmt(n, stack)
+				if what == closureDefer {
+					c.deferStmt(n, stack)
+				}
 			}
 		}
 		stack = append(stack, n)
@@ -90,11 +106,25 @@ func wrapClosures(src string, decl bool, isPkg, isConst func(string) bool) strin
 	return out
 }
 
+// closureRewrite is one of wrapClosures' three rewrites, each a pass of
+// its own: when a piece's rewritten form does not compile (an argument
+// copied to a variable takes a type its parameter does not have), the
+// piece runs without the later passes first, so a deferred call the
+// interpreter rejects costs the defer rewrite, not the literals'.
+type closureRewrite int
+
+const (
+	closureValues closureRewrite = iota // literals used as values
+	closureGo                           // go statements of literals
+	closureDefer                        // deferred calls in loops; parentheses off deferred literals
+)
+
 type closureCtx struct {
 	src            string
 	off            func(token.Pos) int
 	synthetic      ast.Node // the func _() parseSegment wraps statements in
 	isPkg, isConst func(string) bool
+	consts         map[string]bool // names the piece declares constants
 	edits          []edit
 }
 
@@ -255,7 +285,7 @@ func (c *closureCtx) hoist(stmt ast.Stmt, call *ast.CallExpr, lit *ast.FuncLit, 
 func (c *closureCtx) args(call *ast.CallExpr, prefix string) (names, vals []string, list string, ok bool) {
 	var out []string
 	for i, a := range call.Args {
-		if isLiteral(a) || isUntyped(a, c.isConst) {
+		if c.constant(a) {
 			out = append(out, c.text(a))
 			continue
 		}
@@ -275,6 +305,31 @@ func (c *closureCtx) args(call *ast.CallExpr, prefix string) (names, vals []stri
 		list += "..."
 	}
 	return names, vals, list + ")", true
+}
+
+// constant reports whether e looks constant: literals, nil, true, false,
+// iota, the session's constants and the piece's, a package's member (a
+// constant such as math.Pi, or a variable, which a cell rarely changes),
+// and operators over them. Passed as written, such an argument keeps its
+// untyped kind (a constant copied to a variable would take its default
+// type, which the parameter may not have).
+func (c *closureCtx) constant(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		return true
+	case *ast.Ident:
+		return isUntyped(e, c.isConst) || c.consts[e.Name]
+	case *ast.SelectorExpr:
+		id, ok := e.X.(*ast.Ident)
+		return ok && c.isPkg != nil && c.isPkg(id.Name)
+	case *ast.ParenExpr:
+		return c.constant(e.X)
+	case *ast.UnaryExpr:
+		return e.Op != token.AND && e.Op != token.ARROW && c.constant(e.X)
+	case *ast.BinaryExpr:
+		return c.constant(e.X) && c.constant(e.Y)
+	}
+	return false
 }
 
 // inStatementList reports whether the statement on top of stack's parent

@@ -156,3 +156,45 @@ func TestClosuresDeferred(t *testing.T) {
 		})
 	}
 }
+
+// A deferred call the defer rewrite cannot copy (a multi-value argument)
+// costs that rewrite only: the literals of the same function are still
+// made in frames of their own, and constants keep their untyped kind.
+func TestClosuresDeferRewriteRejected(t *testing.T) {
+	t.Parallel()
+	s, out, _ := newSession(t)
+	mustEval(t, s, `import ("sync"; "time")
+func setLevel(l uint8, f float32) {}
+func two() (int, string) { return 2, "two" }
+func show(n int, s string) {}
+func run(multi bool) []int {
+	const quiet = 0
+	var wg sync.WaitGroup
+	res := make([]int, 4)
+	for i := 0; i < 4; i++ {
+		if multi {
+			defer show(two())
+		}
+		defer setLevel(quiet, 1.5*quiet)
+		wg.Go(func() { time.Sleep(time.Millisecond); res[i] = i * i })
+	}
+	wg.Wait()
+	return res
+}`)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := s.Eval(ctx, `for _, multi := range []bool{false, true} {
+	bad := 0
+	for range 30 {
+		if fmt.Sprint(run(multi)) != "[0 1 4 9]" {
+			bad++
+		}
+	}
+	fmt.Println("multi", multi, "bad", bad)
+}`); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.Contains(got, "multi false bad 0") || !strings.Contains(got, "multi true bad 0") {
+		t.Errorf("rounds with wrong results:\n%s", got)
+	}
+}
