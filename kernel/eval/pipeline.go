@@ -179,33 +179,32 @@ var pipeline = []pass{
 		piece: func(s *Session, src string, decl bool) string {
 			return deferAtCellEnd(src, decl, s.isPackageName, s.isConst)
 		}},
-	{name: "closures", stage: stagePiece,
-		why: "yaegi writes a closure back into the frame that made it at every call: a loop making closures raced with " +
-			"the goroutines running them (another iteration's or a zero variable, a nil func in wg.Go), and a function " +
+	closurePass("closures", closureValues,
+		"yaegi writes a closure back into the frame that made it at every call: a loop making closures raced with "+
+			"the goroutines running them (another iteration's or a zero variable, a nil func in wg.Go), and a function "+
 			"deferring a closure it made hung; each literal used as a value is made in a frame of its own (closures.go)",
-		removable: "yaegi's closures leave the frame that made them alone",
-		piece: func(s *Session, src string, decl bool) string {
-			return wrapClosures(src, decl, closureValues, s.isPackageName, s.isConst)
-		}},
-	{name: "golit", stage: stagePiece,
-		why: "the same write-back raced in `go func() {...}()` in a loop (a closure ran twice: a negative WaitGroup counter), " +
-			"and yaegi reads a go call's function when the goroutine starts: a literal a go statement starts is called " +
+		"yaegi's closures leave the frame that made them alone"),
+	closurePass("golit", closureGo,
+		"the same write-back raced in `go func() {...}()` in a loop (a closure ran twice: a negative WaitGroup counter), "+
+			"and yaegi reads a go call's function when the goroutine starts: a literal a go statement starts is called "+
 			"from a closure made in a frame of its own, with its arguments copied first (closures.go)",
-		removable: "yaegi's closures leave the frame that made them alone",
-		piece: func(s *Session, src string, decl bool) string {
-			return wrapClosures(src, decl, closureGo, s.isPackageName, s.isConst)
-		}},
-	{name: "deferloop", stage: stagePiece,
-		why: "yaegi reads a deferred call's function and arguments when it runs, from places a loop reuses " +
-			"(defer f(i), defer func() { use(i) }() saw the last i): in a loop, a deferred call is a closure of its " +
+		"yaegi's closures leave the frame that made them alone"),
+	closurePass("deferloop", closureDefer,
+		"yaegi reads a deferred call's function and arguments when it runs, from places a loop reuses "+
+			"(defer f(i), defer func() { use(i) }() saw the last i): in a loop, a deferred call is a closure of its "+
 			"iteration's values; a deferred literal in parentheses, which hung, loses them (closures.go)",
-		removable: "yaegi evaluates a deferred call's function and arguments at the defer statement",
-		piece: func(s *Session, src string, decl bool) string {
-			return wrapClosures(src, decl, closureDefer, s.isPackageName, s.isConst)
-		}},
+		"yaegi evaluates a deferred call's function and arguments at the defer statement"),
 	{name: "lastvalue", stage: stageValue, feature: true,
 		why: "a cell's final expression is displayed: rendered by its methods (display.Formats), a final (value, error) " +
 			"shows the value or fails with the error (run.go, displayForms)"},
+}
+
+// closurePass is one of the three piece passes of wrapClosures.
+func closurePass(name string, what closureRewrite, why, removable string) pass {
+	return pass{name: name, stage: stagePiece, why: why, removable: removable,
+		piece: func(s *Session, src string, decl bool) string {
+			return wrapClosures(src, decl, what, s.isPackageName, s.isConst)
+		}}
 }
 
 // passesOf returns the passes of a stage, in order.
