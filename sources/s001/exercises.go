@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/conclab/conclab/bench"
@@ -194,16 +195,53 @@ func (r *APIRun) Alone() *frame.Frame {
 	return f
 }
 
+// AtOnce is, per real app the Experiment has run so far, the most calls
+// its external API stand-in was answering at the same moment while the
+// request alone ran (alone) and during the burst (burst): gathered calls
+// overlap, calls awaited in turn do not, and requests inside async def
+// block the loop, one call at a time for the whole burst. Its name is
+// "exercise 4, API calls at once".
+func (r *APIRun) AtOnce() *frame.Frame {
+	f := frame.Of("exercise 4, API calls at once", "strategy", "alone", "burst")
+	r.alone.mu.Lock()
+	defer r.alone.mu.Unlock()
+	for _, l := range r.alone.labels {
+		v := r.alone.atOnce[l]
+		f.MustAppend(frame.Row{"strategy": l, "alone": v[0], "burst": v[1]})
+	}
+	return f
+}
+
 type aloneTime struct {
 	d   time.Duration
 	err error
 }
 
-// aloneTimes are the requests sent alone, by strategy label.
+// aloneTimes are the requests sent alone, by strategy label, and for the
+// real apps the most calls their API stand-in answered at once.
 type aloneTimes struct {
-	mu    sync.Mutex
-	order []string
-	took  map[string]aloneTime
+	mu     sync.Mutex
+	order  []string
+	took   map[string]aloneTime
+	atOnce map[string]*[2]int // alone, burst
+	labels []string           // atOnce's, in order
+}
+
+// setAtOnce records n as the most calls at once of label's stand-in, alone
+// (i 0) or in the burst (i 1).
+func (a *aloneTimes) setAtOnce(label string, i, n int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.atOnce == nil {
+		a.atOnce = map[string]*[2]int{}
+	}
+	v, ok := a.atOnce[label]
+	if !ok {
+		v = new([2]int)
+		a.atOnce[label] = v
+		a.labels = append(a.labels, label)
+	}
+	v[i] = n
 }
 
 // measure sends one GET of url alone and records what it took under label.
@@ -293,7 +331,16 @@ func (r apiReal) Start(ctx context.Context, w pymodel.Workload, o strategy.Start
 		return nil, fmt.Errorf("s001: the external API's stand-in: %w", err)
 	}
 	latency := r.api.Latency
+	// Calls at once are counted per phase (0: the request alone, 1: the
+	// burst), each call in the phase it started in.
+	var phase atomic.Int32
+	var inFlight, peak [2]atomic.Int64
 	mock := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		ph := phase.Load()
+		n := inFlight[ph].Add(1)
+		defer inFlight[ph].Add(-1)
+		for p := peak[ph].Load(); n > p && !peak[ph].CompareAndSwap(p, n); p = peak[ph].Load() {
+		}
 		t := time.NewTimer(latency)
 		defer t.Stop()
 		select {
@@ -318,10 +365,18 @@ func (r apiReal) Start(ctx context.Context, w pymodel.Workload, o strategy.Start
 		stop()
 		return nil, err
 	}
+	label := r.Label()
 	if r.rec != nil {
-		r.rec.measure(ctx, r.Label(), srv.URL()+r.Endpoint)
+		r.rec.measure(ctx, label, srv.URL()+r.Endpoint)
+		r.rec.setAtOnce(label, 0, int(peak[0].Load()))
 	}
-	return &apiServer{Server: srv, stop: stop}, nil
+	phase.Store(1)
+	return &apiServer{Server: srv, stop: func() {
+		stop()
+		if r.rec != nil {
+			r.rec.setAtOnce(label, 1, int(peak[1].Load()))
+		}
+	}}, nil
 }
 
 // apiServer is the real app and its stand-in; Close stops both.
