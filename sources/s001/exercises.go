@@ -203,11 +203,8 @@ func (r *APIRun) Alone() *frame.Frame {
 // "exercise 4, API calls at once".
 func (r *APIRun) AtOnce() *frame.Frame {
 	f := frame.Of("exercise 4, API calls at once", "strategy", "alone", "burst")
-	r.alone.mu.Lock()
-	defer r.alone.mu.Unlock()
-	for _, l := range r.alone.labels {
-		v := r.alone.atOnce[l]
-		f.MustAppend(frame.Row{"strategy": l, "alone": v[0], "burst": v[1]})
+	for _, row := range r.alone.atOnceRows() {
+		f.MustAppend(row)
 	}
 	return f
 }
@@ -225,6 +222,18 @@ type aloneTimes struct {
 	took   map[string]aloneTime
 	atOnce map[string]*[2]int // alone, burst
 	labels []string           // atOnce's, in order
+}
+
+// atOnceRows are the calls at once recorded so far, a row per label.
+func (a *aloneTimes) atOnceRows() []frame.Row {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	rows := make([]frame.Row, 0, len(a.labels))
+	for _, l := range a.labels {
+		v := a.atOnce[l]
+		rows = append(rows, frame.Row{"strategy": l, "alone": v[0], "burst": v[1]})
+	}
+	return rows
 }
 
 // setAtOnce records n as the most calls at once of label's stand-in, alone
